@@ -1,0 +1,1 @@
+"""Card data shipped with tankref: one folder per ruleset."""

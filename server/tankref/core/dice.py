@@ -1,0 +1,232 @@
+"""Dice with custom faces, a replayable seeded generator, and dice rolled at the table.
+
+Every roll is recorded (which die, which face, which icons, why). The server's dice come from
+HMAC-SHA256 over the table's seed and a roll counter, with the face picked by rejection
+sampling so no face is favoured; the same seed and counter give the same game bit for bit.
+A table that rolls physical dice supplies the face numbers instead; when it has not supplied
+enough, the engine says exactly which dice it needs and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tankref.core.errors import DiceLeftOver, DiceNeed, DiceNeeded, RulesError
+
+DiceSource = Literal["server", "table"]
+
+
+class Face(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    face: int = Field(ge=1, le=100)
+    icons: tuple[str, ...] = ()
+
+
+class DieSpec(BaseModel):
+    """A die as card data: its colour name and the icons on each numbered face."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    label: str
+    faces: tuple[Face, ...] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _faces_numbered_one_to_n(self) -> DieSpec:
+        numbers = sorted(f.face for f in self.faces)
+        if numbers != list(range(1, len(self.faces) + 1)):
+            raise ValueError(f"faces must be numbered 1..{len(self.faces)}, got {numbers}")
+        return self
+
+    @property
+    def sides(self) -> int:
+        return len(self.faces)
+
+    def icons(self, face: int) -> tuple[str, ...]:
+        return self.faces[face - 1].icons if self.faces[face - 1].face == face else self._find(face)
+
+    def _find(self, face: int) -> tuple[str, ...]:
+        for f in self.faces:
+            if f.face == face:
+                return f.icons
+        raise KeyError(face)
+
+
+class Roll(BaseModel):
+    """One die as it fell: kept in every result so anyone can check the arithmetic."""
+
+    model_config = ConfigDict(frozen=True)
+
+    die: str
+    face: int
+    icons: tuple[str, ...]
+    purpose: str
+    source: DiceSource
+    counter: int | None = None  # the generator's counter for server dice
+    reroll_of: int | None = None  # index, in the same result, of the roll this one replaced
+
+
+class DiceState(BaseModel):
+    """The table's generator: seed and how many numbers it has drawn."""
+
+    source: DiceSource = "server"
+    seed: str = Field(default_factory=lambda: secrets.token_hex(32))
+    player_seeds: tuple[str, ...] = ()
+    counter: int = 0
+
+
+_MASK32 = 1 << 32
+
+
+def draw_number(seed: str, player_seeds: Sequence[str], counter: int, sides: int) -> int:
+    """A uniform number in 1..sides for this counter: HMAC-SHA256, rejection sampled."""
+    if sides < 1:
+        raise ValueError("sides must be positive")
+    key = seed.encode()
+    prefix = b"".join(len(s).to_bytes(2, "big") + s.encode() for s in player_seeds)
+    limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
+    attempt = 0
+    while True:
+        msg = prefix + counter.to_bytes(8, "big") + attempt.to_bytes(4, "big")
+        digest = hmac.new(key, msg, hashlib.sha256).digest()
+        for i in range(0, 32, 4):
+            value = int.from_bytes(digest[i : i + 4], "big")
+            if value < limit:
+                return value % sides + 1
+        attempt += 1  # all eight words rejected: astronomically rare, but stay unbiased
+
+
+class SuppliedDice(BaseModel):
+    """Face numbers rolled at the table, per die colour, in the order they are to be used."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    faces: dict[str, list[int]] = Field(default_factory=dict)
+    damage_card: str | None = None
+
+
+class DiceBag:
+    """The dice for one adjudication: server-seeded, or the faces the table supplied.
+
+    It works on a copy of the table's ``DiceState``; the engine keeps the copy only if the
+    whole action succeeds.
+    """
+
+    def __init__(
+        self,
+        state: DiceState,
+        dice: Mapping[str, DieSpec],
+        supplied: SuppliedDice | None = None,
+    ) -> None:
+        self.state = state
+        self.dice = dice
+        self.rolls: list[Roll] = []
+        self._queues: dict[str, list[int]] | None = None
+        self._used: dict[str, int] = {}
+        self.damage_card = supplied.damage_card if supplied else None
+        self.damage_card_taken = False
+        if supplied is not None:
+            self._queues = {}
+            for name, faces in supplied.faces.items():
+                spec = dice.get(name)
+                if spec is None:
+                    raise RulesError(
+                        "UNKNOWN_DIE",
+                        None,
+                        f"dice.{name}: no die called {name!r} (known: {', '.join(dice)})",
+                    )
+                for face in faces:
+                    if not 1 <= face <= spec.sides:
+                        raise RulesError(
+                            "BAD_FACE",
+                            None,
+                            f"dice.{name}: face {face} is not on a {spec.sides}-sided die",
+                        )
+                self._queues[name] = list(faces)
+        elif state.source == "table":
+            self._queues = {}
+
+    @property
+    def from_table(self) -> bool:
+        return self._queues is not None
+
+    def roll(self, die: str, count: int, purpose: str, reroll_of: int | None = None) -> list[Roll]:
+        spec = self.dice[die]
+        out: list[Roll] = []
+        if self._queues is not None:
+            queue = self._queues.get(die, [])
+            if len(queue) < count:
+                raise DiceNeeded(DiceNeed(die, count - len(queue), purpose), dict(self._used))
+            faces = queue[:count]
+            del queue[:count]
+            self._used[die] = self._used.get(die, 0) + count
+            for face in faces:
+                out.append(
+                    Roll(
+                        die=die,
+                        face=face,
+                        icons=spec.icons(face),
+                        purpose=purpose,
+                        source="table",
+                        reroll_of=reroll_of,
+                    )
+                )
+        else:
+            for _ in range(count):
+                counter = self.state.counter
+                face = draw_number(
+                    self.state.seed, self.state.player_seeds, counter, spec.sides
+                )
+                self.state.counter = counter + 1
+                out.append(
+                    Roll(
+                        die=die,
+                        face=face,
+                        icons=spec.icons(face),
+                        purpose=purpose,
+                        source="server",
+                        counter=counter,
+                        reroll_of=reroll_of,
+                    )
+                )
+        self.rolls.extend(out)
+        return out
+
+    def reroll(self, index: int, purpose: str) -> Roll:
+        """Roll again the die recorded at ``index`` (a star or a Grizzled reroll)."""
+        old = self.rolls[index]
+        return self.roll(old.die, 1, purpose, reroll_of=index)[0]
+
+    def index_of(self, roll: Roll) -> int:
+        for i in range(len(self.rolls) - 1, -1, -1):
+            if self.rolls[i] is roll:
+                return i
+        raise ValueError("roll not in this bag")
+
+    def uniform(self, n: int) -> int:
+        """A number in 0..n-1 from the table's generator (deck shuffles; never table dice)."""
+        counter = self.state.counter
+        self.state.counter = counter + 1
+        return draw_number(self.state.seed, self.state.player_seeds, counter, n) - 1
+
+    def take_damage_card(self) -> str | None:
+        """The damage card the table drew by hand, if it supplied one."""
+        self.damage_card_taken = True
+        return self.damage_card
+
+    def finish(self) -> None:
+        """Refuse leftover supplied faces: a wrong count is an error, not a shrug."""
+        if self._queues is None:
+            return
+        left = {die: len(q) for die, q in self._queues.items() if q}
+        if self.damage_card is not None and not self.damage_card_taken:
+            left["damage_card"] = 1
+        if left:
+            raise DiceLeftOver(left, dict(self._used))

@@ -1,0 +1,88 @@
+"""Typed refusals shared by every ruleset.
+
+An engine never half-applies an action: it raises one of these before the new state is
+handed back, so the caller's state is exactly what it was. Each error carries a stable
+``code`` (for programs), the ``clause`` it enforces (for players) and a plain message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class RulesError(Exception):
+    """An action the rules refuse. ``code`` is stable; ``message`` is for people."""
+
+    def __init__(
+        self, code: str, clause: str | None, message: str, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.clause = clause
+        self.message = message
+        self.details: dict[str, Any] = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "clause": self.clause,
+            "message": self.message,
+            "details": self.details,
+        }
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.clause!r}, {self.message!r})"
+
+
+@dataclass(frozen=True)
+class DiceNeed:
+    """What the table still has to roll: ``count`` dice of ``die`` for ``purpose``."""
+
+    die: str
+    count: int
+    purpose: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        noun = "die" if self.count == 1 else "dice"
+        return f"{self.count} {self.die} {noun} {self.purpose}".strip()
+
+
+class DiceNeeded(RulesError):
+    """Table dice ran short: say exactly which dice are needed next; nothing changed."""
+
+    def __init__(self, need: DiceNeed, used: dict[str, int]) -> None:
+        super().__init__(
+            "DICE_NEEDED",
+            None,
+            f"needs {need.describe()}",
+            {
+                "need": {"die": need.die, "count": need.count, "purpose": need.purpose},
+                "used_so_far": used,
+            },
+        )
+        self.need = need
+
+
+class DiceLeftOver(RulesError):
+    """More faces were supplied than the adjudication used: the count is wrong."""
+
+    def __init__(self, left: dict[str, int], used: dict[str, int]) -> None:
+        parts = ", ".join(f"{n} {die}" for die, n in left.items())
+        super().__init__(
+            "DICE_COUNT_WRONG",
+            None,
+            f"too many dice supplied: {parts} not used (used {used})",
+            {"left_over": left, "used": used},
+        )
+
+
+class DataError(Exception):
+    """Broken data files: every problem found, listed at once."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(
+            f"{len(problems)} problem(s) in the data:\n" + "\n".join(f"  - {p}" for p in problems)
+        )

@@ -1,0 +1,425 @@
+"""Table-plane geometry for the referee: bearings, arcs, shapes and the table edges.
+
+The plane is Tabletop Simulator's (x, z) in inches. Facing is TTS yaw in degrees: yaw 0 faces
++z and yaw 90 faces +x, so the forward vector is (sin yaw, cos yaw) and a bearing is
+atan2(dx, dz), the reverse of the usual maths convention.
+
+These functions run inside every shot adjudication, so the hot ones take and return plain
+tuples and floats; only the shape and table descriptions are pydantic models, built once
+when card or scenario data is loaded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "EPSILON_DEG",
+    "LENGTH_EPSILON",
+    "MAX_COORD",
+    "MAX_POLYGON_POINTS",
+    "MAX_RADIUS",
+    "Arc",
+    "ArcReading",
+    "Circle",
+    "Edge",
+    "Point",
+    "Polygon",
+    "Shape",
+    "TableArea",
+    "arc_of",
+    "bearing",
+    "bounding_radius",
+    "contains",
+    "distance",
+    "forward",
+    "normalize_degrees",
+    "point_at",
+    "relative_bearing",
+    "segment_enters",
+    "segment_point_distance",
+    "shape_center",
+    "signed_angle",
+]
+
+Point = tuple[float, float]
+
+EPSILON_DEG: float = 1e-6
+# Float noise on coordinates of a few thousand inches is ~1e-12; a billionth of an inch is far
+# below anything a player can place, so "on the boundary" means "within this of it".
+LENGTH_EPSILON: float = 1e-9
+_LENGTH_EPSILON_SQ = LENGTH_EPSILON * LENGTH_EPSILON
+MAX_COORD: float = 10_000.0
+MAX_RADIUS: float = 1_000.0
+MAX_POLYGON_POINTS: int = 1_000
+# Shoelace area at or below this (square inches) counts as zero: collinear points.
+_MIN_POLYGON_AREA = 1e-6
+
+_sin = math.sin
+_cos = math.cos
+_atan2 = math.atan2
+_hypot = math.hypot
+_sqrt = math.sqrt
+_radians = math.radians
+_degrees = math.degrees
+
+
+# --- angles -------------------------------------------------------------------------------
+
+
+def normalize_degrees(angle: float) -> float:
+    """``angle`` folded into [0, 360)."""
+    r = angle % 360.0
+    # A tiny negative angle rounds up to exactly 360.0 under %; fold it back to 0.
+    return 0.0 if r >= 360.0 else r
+
+
+def signed_angle(angle: float) -> float:
+    """``angle`` folded into (-180, 180]; both 180 and -180 come back as 180."""
+    r = angle % 360.0
+    if r >= 360.0:
+        return 0.0
+    return r - 360.0 if r > 180.0 else r
+
+
+def distance(a: Point, b: Point) -> float:
+    return _hypot(b[0] - a[0], b[1] - a[1])
+
+
+def bearing(origin: Point, target: Point) -> float:
+    """Yaw from ``origin`` toward ``target``, [0, 360): 0 is +z, 90 is +x; 0.0 if they coincide."""
+    # atan2(dx, dz) rather than (dz, dx) because yaw is measured from +z toward +x.
+    r = _degrees(_atan2(target[0] - origin[0], target[1] - origin[1])) % 360.0
+    return 0.0 if r >= 360.0 else r
+
+
+def forward(facing: float) -> Point:
+    """Unit vector (x, z) a model with yaw ``facing`` points along."""
+    rad = _radians(facing)
+    return (_sin(rad), _cos(rad))
+
+
+def relative_bearing(facing: float, origin: Point, target: Point) -> float:
+    """Bearing of ``target`` from ``origin`` relative to ``facing``, in (-180, 180]."""
+    r = (_degrees(_atan2(target[0] - origin[0], target[1] - origin[1])) - facing) % 360.0
+    if r >= 360.0:
+        return 0.0
+    return r - 360.0 if r > 180.0 else r
+
+
+def point_at(origin: Point, heading: float, dist: float) -> Point:
+    """``origin`` moved ``dist`` inches along yaw ``heading``."""
+    rad = _radians(heading)
+    return (origin[0] + dist * _sin(rad), origin[1] + dist * _cos(rad))
+
+
+def _segment_point_distance(
+    ax: float, az: float, bx: float, bz: float, px: float, pz: float
+) -> float:
+    dx = bx - ax
+    dz = bz - az
+    wx = px - ax
+    wz = pz - az
+    dot = wx * dx + wz * dz
+    if dot <= 0.0:  # also covers a == b (dot is 0)
+        return _hypot(wx, wz)
+    len2 = dx * dx + dz * dz
+    if dot >= len2:
+        return _hypot(px - bx, pz - bz)
+    # Perpendicular distance via the cross product: more accurate than subtracting the
+    # projection, which matters for the tangent-touches-circle ruling.
+    return abs(wx * dz - wz * dx) / _sqrt(len2)
+
+
+def segment_point_distance(a: Point, b: Point, p: Point) -> float:
+    """Shortest distance from ``p`` to the segment ``a``-``b`` (``a == b`` allowed)."""
+    return _segment_point_distance(a[0], a[1], b[0], b[1], p[0], p[1])
+
+
+# --- shapes -------------------------------------------------------------------------------
+
+Coord = Annotated[float, Field(ge=-MAX_COORD, le=MAX_COORD, allow_inf_nan=False)]
+
+
+class Circle(BaseModel):
+    # Spelled out per class so the pydantic mypy plugin sees frozen=True.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    shape: Literal["circle"] = "circle"
+    x: Coord
+    z: Coord
+    radius: float = Field(gt=0.0, le=MAX_RADIUS, allow_inf_nan=False)
+
+
+class Polygon(BaseModel):
+    """A closed polygon, any winding. Insideness is even-odd, so a self-crossing outline works
+    but its overlapping lobes cancel; the boundary always counts as inside."""
+
+    # Spelled out per class so the pydantic mypy plugin sees frozen=True.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    shape: Literal["polygon"] = "polygon"
+    points: tuple[tuple[Coord, Coord], ...] = Field(min_length=3, max_length=MAX_POLYGON_POINTS)
+
+    @model_validator(mode="after")
+    def _has_area(self) -> Polygon:
+        pts = self.points
+        if len(set(pts)) < 3:
+            raise ValueError("a polygon needs at least 3 distinct points")
+        # Shoelace area relative to the first vertex keeps the products small and exact-ish.
+        x0, z0 = pts[0]
+        twice = 0.0
+        px, pz = 0.0, 0.0
+        for x, z in pts[1:]:
+            qx, qz = x - x0, z - z0
+            twice += px * qz - qx * pz
+            px, pz = qx, qz
+        if abs(twice) / 2.0 <= _MIN_POLYGON_AREA:
+            raise ValueError("polygon has zero area (its points are collinear or cancel out)")
+        return self
+
+
+Shape = Annotated[Circle | Polygon, Field(discriminator="shape")]
+
+
+def _polygon_contains(points: tuple[tuple[float, float], ...], px: float, pz: float) -> bool:
+    inside = False
+    ax, az = points[-1]
+    for bx, bz in points:
+        # On the edge (within LENGTH_EPSILON) counts as inside; squared distances avoid sqrt.
+        dx = bx - ax
+        dz = bz - az
+        wx = px - ax
+        wz = pz - az
+        dot = wx * dx + wz * dz
+        if dot <= 0.0:
+            d2 = wx * wx + wz * wz
+        else:
+            len2 = dx * dx + dz * dz
+            if dot >= len2:
+                ux = px - bx
+                uz = pz - bz
+                d2 = ux * ux + uz * uz
+            else:
+                c = wx * dz - wz * dx
+                d2 = c * c / len2
+        if d2 <= _LENGTH_EPSILON_SQ:
+            return True
+        # Even-odd ray cast toward +x; the half-open test counts a vertex on the ray once.
+        if (az > pz) != (bz > pz) and px < ax + (pz - az) * dx / dz:
+            inside = not inside
+        ax, az = bx, bz
+    return inside
+
+
+def contains(shape: Circle | Polygon, p: Point) -> bool:
+    """True when ``p`` is inside ``shape`` or on its boundary."""
+    if isinstance(shape, Circle):
+        return _hypot(p[0] - shape.x, p[1] - shape.z) <= shape.radius + LENGTH_EPSILON
+    return _polygon_contains(shape.points, p[0], p[1])
+
+
+def _segment_crosses_boundary(
+    points: tuple[tuple[float, float], ...], ax: float, az: float, bx: float, bz: float
+) -> bool:
+    """Whether segment a-b meets any polygon edge, given that neither a nor b is on one."""
+    sx = bx - ax
+    sz = bz - az
+    cx, cz = points[-1]
+    for dx, dz in points:
+        # A vertex lying on a-b covers touching and collinear overlap (a and b are not on edges).
+        if _segment_point_distance(ax, az, bx, bz, cx, cz) <= LENGTH_EPSILON:
+            return True
+        # Proper crossing: each segment's ends strictly on opposite sides of the other.
+        o1 = sx * (cz - az) - sz * (cx - ax)
+        o2 = sx * (dz - az) - sz * (dx - ax)
+        if (o1 < 0.0 < o2) or (o2 < 0.0 < o1):
+            ex = dx - cx
+            ez = dz - cz
+            o3 = ex * (az - cz) - ez * (ax - cx)
+            o4 = ex * (bz - cz) - ez * (bx - cx)
+            if (o3 < 0.0 < o4) or (o4 < 0.0 < o3):
+                return True
+        cx, cz = dx, dz
+    return False
+
+
+def segment_enters(shape: Circle | Polygon, a: Point, b: Point) -> bool:
+    """True if any point of the segment ``a``-``b`` is inside or on ``shape``; touching counts."""
+    ax, az = a
+    bx, bz = b
+    if isinstance(shape, Circle):
+        d = _segment_point_distance(ax, az, bx, bz, shape.x, shape.z)
+        return d <= shape.radius + LENGTH_EPSILON
+    pts = shape.points
+    if _polygon_contains(pts, ax, az) or _polygon_contains(pts, bx, bz):
+        return True
+    # Both ends strictly outside: the segment enters only by meeting the boundary.
+    return _segment_crosses_boundary(pts, ax, az, bx, bz)
+
+
+def shape_center(shape: Circle | Polygon) -> Point:
+    """Circle centre, or the mean of the polygon's vertices."""
+    if isinstance(shape, Circle):
+        return (shape.x, shape.z)
+    pts = shape.points
+    n = len(pts)
+    return (sum(x for x, _ in pts) / n, sum(z for _, z in pts) / n)
+
+
+def bounding_radius(shape: Circle | Polygon) -> float:
+    """Largest distance from :func:`shape_center` to the boundary, for cheap rejects."""
+    if isinstance(shape, Circle):
+        return shape.radius
+    cx, cz = shape_center(shape)
+    # The farthest boundary point of a polygon is always a vertex.
+    return max(_hypot(x - cx, z - cz) for x, z in shape.points)
+
+
+# --- hit arcs -----------------------------------------------------------------------------
+
+Arc = Literal["front", "side", "rear"]
+
+
+@dataclass(frozen=True, slots=True)
+class ArcReading:
+    arc: Arc
+    relative: float  # the relative angle used, in (-180, 180]
+    # The two arcs meeting at the boundary when the angle lies on one (inner arc first);
+    # ``arc`` is then the inner one and the ruleset decides which side applies.
+    on_edge: tuple[Arc, Arc] | None = None
+
+
+def arc_of(
+    relative: float, front_half_width: float = 45.0, rear_half_width: float = 45.0
+) -> ArcReading:
+    """Which arc of a model a relative bearing falls in.
+
+    Front when ``|relative| < front_half_width``, rear when ``|relative| > 180 -
+    rear_half_width``, side otherwise. Within EPSILON_DEG of a boundary the inner arc is
+    given and ``on_edge`` names both arcs. When the two widths add up to 180 (within
+    EPSILON_DEG) there is no side arc and the single boundary is front/rear.
+    """
+    if not (
+        math.isfinite(front_half_width)
+        and math.isfinite(rear_half_width)
+        and front_half_width > 0.0
+        and rear_half_width > 0.0
+        and front_half_width + rear_half_width <= 180.0 + EPSILON_DEG
+    ):
+        raise ValueError(
+            "arc half-widths must be positive and add up to at most 180 degrees, got "
+            f"front {front_half_width}, rear {rear_half_width}"
+        )
+    if not math.isfinite(relative):
+        raise ValueError(f"relative bearing must be finite, got {relative}")
+    rel = signed_angle(relative)
+    mag = abs(rel)
+    if front_half_width + rear_half_width >= 180.0 - EPSILON_DEG:
+        if abs(mag - front_half_width) <= EPSILON_DEG:
+            return ArcReading("front", rel, ("front", "rear"))
+        return ArcReading("front" if mag < front_half_width else "rear", rel)
+    if abs(mag - front_half_width) <= EPSILON_DEG:
+        return ArcReading("front", rel, ("front", "side"))
+    rear_edge = 180.0 - rear_half_width
+    if abs(mag - rear_edge) <= EPSILON_DEG:
+        return ArcReading("side", rel, ("side", "rear"))
+    if mag < front_half_width:
+        return ArcReading("front", rel)
+    if mag > rear_edge:
+        return ArcReading("rear", rel)
+    return ArcReading("side", rel)
+
+
+# --- the table ----------------------------------------------------------------------------
+
+Edge = Literal["north", "south", "east", "west"]
+
+_EDGE_HEADING: dict[str, float] = {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}
+
+
+class TableArea(BaseModel):
+    """The playing area, an axis-aligned rectangle; north is +z, east is +x.
+
+    The default is a 6' x 4' table centred on the origin, long side along x.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    x_min: Coord = -36.0
+    x_max: Coord = 36.0
+    z_min: Coord = -24.0
+    z_max: Coord = 24.0
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> TableArea:
+        if not self.x_min < self.x_max:
+            raise ValueError(f"x_min ({self.x_min}) must be below x_max ({self.x_max})")
+        if not self.z_min < self.z_max:
+            raise ValueError(f"z_min ({self.z_min}) must be below z_max ({self.z_max})")
+        return self
+
+    def contains(self, p: Point) -> bool:
+        """True on the table, edges included."""
+        return self.x_min <= p[0] <= self.x_max and self.z_min <= p[1] <= self.z_max
+
+    def distance_to_edge(self, edge: Edge, p: Point) -> float:
+        """Distance to ``edge``'s line: positive on the table side, negative beyond it."""
+        if edge == "north":
+            return self.z_max - p[1]
+        if edge == "south":
+            return p[1] - self.z_min
+        if edge == "east":
+            return self.x_max - p[0]
+        if edge == "west":
+            return p[0] - self.x_min
+        raise ValueError(f"unknown table edge {edge!r}")
+
+    def nearest_edge(self, p: Point) -> Edge:
+        """The edge with the smallest signed distance (so, off the table, the edge it is past).
+
+        Ties go to the first of south, north, west, east.
+        """
+        best: Edge = "south"
+        best_d = p[1] - self.z_min
+        d = self.z_max - p[1]
+        if d < best_d:
+            best, best_d = "north", d
+        d = p[0] - self.x_min
+        if d < best_d:
+            best, best_d = "west", d
+        if self.x_max - p[0] < best_d:
+            best = "east"
+        return best
+
+    def edge_heading(self, edge: Edge) -> float:
+        """The yaw pointing straight at ``edge``: north 0, east 90, south 180, west 270."""
+        try:
+            return _EDGE_HEADING[edge]
+        except KeyError:
+            raise ValueError(f"unknown table edge {edge!r}") from None
+
+    def drive_toward_edge(self, edge: Edge, p: Point, dist: float) -> tuple[Point, bool]:
+        """Move ``p`` straight toward ``edge`` by ``dist`` inches.
+
+        Returns ``(new point, left_table)``. When the move reaches or crosses the edge line
+        (or ``p`` was already on or beyond it), ``left_table`` is True and the point returned
+        is on the edge line, where the model leaves the table.
+        """
+        if not (math.isfinite(dist) and dist >= 0.0):
+            raise ValueError(f"drive distance must be finite and not negative, got {dist}")
+        x, z = p
+        remaining = self.distance_to_edge(edge, p)
+        left = dist >= remaining
+        # Only one coordinate moves, so no trig and the arithmetic stays exact.
+        if edge == "north":
+            return ((x, self.z_max) if left else (x, z + dist)), left
+        if edge == "south":
+            return ((x, self.z_min) if left else (x, z - dist)), left
+        if edge == "east":
+            return ((self.x_max, z) if left else (x + dist, z)), left
+        return ((self.x_min, z) if left else (x - dist, z)), left

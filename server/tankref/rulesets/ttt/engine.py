@@ -1,0 +1,256 @@
+"""The TinyTableTopTanks referee: a pure function from (state, action, dice) to (state, result).
+
+- ``new_table`` makes a table in setup.
+- ``options_for`` says what a tank may do now (and why not), without changing anything.
+- ``adjudicate`` applies one action to a private copy and returns the new state with the
+  structured result; a refusal raises a ``RulesError`` and the caller's state is untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.errors import RulesError
+from tankref.core.geometry import TableArea
+from tankref.core.results import Result, TankChange
+from tankref.rulesets.ttt import combat, morale, movement, setup, smoke, turns
+from tankref.rulesets.ttt.actions import (
+    Action,
+    CrewRoll,
+    EndPhase,
+    Engage,
+    Move,
+    PlaceTank,
+    PlaceTerrain,
+    Recover,
+    RemoveTank,
+    SetObjective,
+    Smoke,
+    StartGame,
+    Wait,
+)
+from tankref.rulesets.ttt.cards import CardSet, default_cards
+from tankref.rulesets.ttt.context import Context, get_tank
+from tankref.rulesets.ttt.presentation import markers, tooltip
+from tankref.rulesets.ttt.state import Options, Player, Scenario, TableState, TankState
+
+_TRACKED = (
+    "x", "z", "facing", "hull_down", "on_table", "crew", "morale", "destroyed", "removed",
+    "immobilized", "damage", "stunned", "must_recover", "moved", "facing_changed", "engaged",
+    "waiting", "recover_tried", "reroll_used", "smoke_uses",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    state: TableState
+    result: Result
+
+
+def new_table(
+    players: Sequence[Player] | None = None,
+    *,
+    scenario: Scenario | None = None,
+    options: Options | None = None,
+    area: TableArea | None = None,
+    cards: CardSet | None = None,
+    dice: DiceState | None = None,
+) -> TableState:
+    """A table in setup. Defaults: players Red (south edge) and Blue (north), Meeting Engagement."""
+    players = tuple(players or (Player(id="Red", edge="south"), Player(id="Blue", edge="north")))
+    if len(players) != 2:
+        raise RulesError("TWO_PLAYERS", "TTT-T1", "players: TinyTableTopTanks is for two players")
+    if players[0].id == players[1].id:
+        raise RulesError("TWO_PLAYERS", "TTT-T1", "players: the two players need different ids")
+    scenario = scenario or Scenario()
+    ids = {p.id for p in players}
+    for role in ("first_player", "ambusher", "defender"):
+        who = getattr(scenario, role)
+        if who is not None and who not in ids:
+            raise RulesError("UNKNOWN_PLAYER", "TTT-S1", f"scenario.{role}: {who!r} is not a player")
+    if scenario.kind == "ambush" and scenario.ambusher is None:
+        raise RulesError("AMBUSHER_NEEDED", "TTT-S2", "scenario.ambusher: name the ambushing player")
+    if scenario.kind == "objective" and scenario.defender is None:
+        raise RulesError("DEFENDER_NEEDED", "TTT-S3", "scenario.defender: name the defending player")
+    state = TableState(
+        players=(players[0], players[1]),
+        order=(players[0].id, players[1].id),
+        scenario=scenario,
+        options=options or Options(),
+        area=area or TableArea(),
+        rules=(cards or default_cards()).rules,
+        dice=dice or DiceState(),
+    )
+    state.order = turns.phase_order(state)
+    return state
+
+
+Handler = Callable[[Context, Any], None]
+
+
+def adjudicate(
+    state: TableState,
+    action: Action,
+    dice: SuppliedDice | None = None,
+    cards: CardSet | None = None,
+) -> Adjudication:
+    """Apply ``action``; raise ``RulesError`` (state untouched) if the rules refuse it."""
+    ctx = Context(state, action.model_dump(), dice)
+    match action:
+        case PlaceTank():
+            setup.do_place_tank(ctx, action, cards or default_cards())
+        case RemoveTank():
+            setup.do_remove_tank(ctx, action)
+        case PlaceTerrain():
+            setup.do_place_terrain(ctx, action)
+        case SetObjective():
+            setup.do_set_objective(ctx, action)
+        case CrewRoll():
+            setup.do_crew_roll(ctx, action)
+        case StartGame():
+            turns.do_start_game(ctx, action)
+        case Move():
+            movement.do_move(ctx, action)
+        case Engage():
+            combat.do_engage(ctx, action)
+        case Wait():
+            movement.do_wait(ctx, action)
+        case Recover():
+            morale.do_recover(ctx, action)
+        case Smoke():
+            smoke.do_smoke(ctx, action)
+        case EndPhase():
+            turns.do_end_phase(ctx, action)
+    if ctx.state.status == "playing":
+        morale.resolve_morale(ctx)
+        turns.check_elimination(ctx)
+    ctx.bag.finish()
+    new_state = ctx.state
+    new_state.dice = ctx.bag.state
+    ctx.result.rolls = ctx.bag.rolls
+    last = ctx.result.summary[-1] if ctx.result.summary else None
+    for tank_id in ctx.edited:
+        after = new_state.tanks.get(tank_id)
+        before = state.tanks.get(tank_id)
+        if after is None:
+            ctx.result.changes.append(TankChange(tank_id=tank_id, name=before.name if before else tank_id, changes={"removed": [False, True]}))
+            continue
+        ctx.result.changes.append(_change(before, after, last))
+    return Adjudication(new_state, ctx.result)
+
+
+def _change(before: TankState | None, after: TankState, last: str | None) -> TankChange:
+    diff: dict[str, list[Any]] = {}
+    for name in _TRACKED:
+        new = getattr(after, name)
+        old = getattr(before, name) if before is not None else None
+        if old != new:
+            diff[name] = [old, new]
+    return TankChange(
+        tank_id=after.id, name=after.name, changes=diff, markers=markers(after), tooltip=tooltip(after, last)
+    )
+
+
+# --- what may this tank do now ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    kind: str
+    allowed: bool
+    code: str | None = None
+    clause: str | None = None
+    reason: str | None = None
+    detail: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+def _try(kind: str, check: Callable[[], dict[str, Any] | None]) -> Option:
+    try:
+        detail = check()
+    except RulesError as err:
+        return Option(kind, False, err.code, err.clause, err.message)
+    return Option(kind, True, detail=detail)
+
+
+def options_for(state: TableState, tank_id: str) -> list[Option]:
+    """What ``tank_id`` may do now, each refusal with its code and clause. Changes nothing."""
+    tank = get_tank(state, tank_id)
+    out: list[Option] = []
+
+    def move_check() -> dict[str, Any]:
+        turns.require_own_phase(state, tank_id) if tank.on_table else turns.require_playing(state)
+        for blocked, code, clause, why in (
+            (tank.engaged, "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged"),
+            (tank.waiting, "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait"),
+            (tank.immobilized, "IMMOBILIZED", "TTT-E7", "it is Immobilized"),
+            (tank.must_recover, "MUST_RECOVER", "TTT-MR4", "it may only Recover"),
+            (tank.morale == "routed", "ROUTED_MOVES_ITSELF", "TTT-MR2", "the referee drives it"),
+            (tank.smoke_popped, "ACTION_AFTER_SMOKE", "TTT-SM1", "it popped reusable smoke"),
+            (tank.destroyed or tank.removed, "TANK_DESTROYED", "TTT-E7", "it is out of the game"),
+            (tank.player != state.active_player, "NOT_YOUR_PHASE", "TTT-T1", "not its phase"),
+        ):
+            if blocked:
+                raise RulesError(code, clause, f"{tank.name} cannot move: {why}")
+        fast_ok = tank.morale != "shaken" and not tank.engine_damaged and not tank.recover_tried
+        return {
+            "from": [tank.start_x, tank.start_z],
+            "normal": tank.movement,
+            "fast": 2 * tank.movement if fast_ok else None,
+        }
+
+    out.append(_try("move", move_check))
+
+    def engage_check() -> dict[str, Any]:
+        targets = []
+        first: RulesError | None = None
+        for other in sorted(state.tanks.values(), key=lambda t: t.id):
+            if other.player == tank.player or not other.on_board:
+                continue
+            try:
+                _, _, line = combat.check_engage(state, tank_id, other.id)
+            except RulesError as err:
+                if err.code not in ("NO_LINE_OF_SIGHT", "TURRET_JAMMED"):
+                    raise
+                first = first or err
+                continue
+            targets.append({"target_id": other.id, "range": round(line.range, 2)})
+        if not targets:
+            raise first or RulesError("NO_TARGETS", "TTT-E1", f"{tank.name} has no enemy in sight")
+        return {"targets": targets}
+
+    out.append(_try("engage", engage_check))
+
+    def wait_check() -> None:
+        ctx = Context(state, {}, None)
+        movement.do_wait(ctx, Wait(tank_id=tank_id))
+
+    out.append(_try("wait", wait_check))
+    out.append(_try("recover", lambda: morale.check_recover(state, Recover(tank_id=tank_id)) and None))
+
+    def smoke_check() -> dict[str, Any]:
+        usable = []
+        last: RulesError | None = None
+        for ability in tank.card.smoke:
+            aim = (tank.x, tank.z) if ability.kind == "mortar" else (None, None)
+            try:
+                smoke.check_smoke(state, Smoke(tank_id=tank_id, ability=ability.name, x=aim[0], z=aim[1]))
+            except RulesError as err:
+                last = err
+                continue
+            usable.append({"ability": ability.name, "kind": ability.kind, "strength": ability.strength, "range": ability.range})
+        if not usable:
+            raise last or RulesError("NO_SMOKE", "TTT-SM1", f"{tank.name}'s card has no smoke")
+        return {"abilities": usable}
+
+    out.append(_try("smoke", smoke_check))
+    return out
+
+
+def legal_actions(state: TableState, tank_id: str) -> list[str]:
+    return [o.kind for o in options_for(state, tank_id) if o.allowed]

@@ -1,0 +1,212 @@
+"""Crew, morale and Recover (TTT-C1, TTT-CR1, TTT-MO1..3, TTT-MR1..6, TTT-R1)."""
+
+from __future__ import annotations
+
+from tankref.rulesets.ttt.actions import Recover
+from tankref.rulesets.ttt.cards import MORALE_DIE
+from tankref.rulesets.ttt.context import Context, refuse, tank_label
+from tankref.rulesets.ttt.sight import read_line
+from tankref.rulesets.ttt.state import Morale, TableState, TankState
+
+
+def morale_result(face: int) -> Morale:
+    """TTT-MO3: green d6, 1-3 OK, 4-5 Shaken, 6 Routed."""
+    if face <= 3:
+        return "ok"
+    if face <= 5:
+        return "shaken"
+    return "routed"
+
+
+def mobile_friends(state: TableState, tank: TankState) -> int:
+    """Friendly tanks other than this one that are still in the game and can move (MO2 3)."""
+    return sum(
+        1
+        for other in state.tanks.values()
+        if other.player == tank.player and other.id != tank.id and other.can_move
+    )
+
+
+def bail_out(ctx: Context, tank_id: str, clause: str, why: str) -> None:
+    """TTT-MR5: a Routed crew that cannot drive abandons the tank: it is destroyed."""
+    tank = ctx.edit(tank_id)
+    tank.destroyed = True
+    tank.destroyed_by = "crew bailed out"
+    tank.must_recover = False
+    tank.waiting = False
+    ctx.say(f"{tank_label(tank)}: {why}; the crew bails out and the tank is destroyed.")
+    ctx.event("bail_out", clause, f"{tank_label(tank)} bails out", tank_id=tank_id)
+
+
+def catastrophe_seen(ctx: Context, dead: TankState) -> None:
+    """TTT-MO2 trigger 4: friends who see a friendly tank explode or burn check morale."""
+    for friend in ctx.state.tanks.values():
+        if friend.player != dead.player or friend.id == dead.id or not friend.on_board:
+            continue
+        if read_line(ctx.state, friend, dead).visible:
+            ctx.trigger_morale(friend.id, f"saw {tank_label(dead)} destroyed ({dead.destroyed_by})")
+
+
+def resolve_morale(ctx: Context) -> None:
+    """Make every morale check this action caused: one per tank, however many triggers."""
+    while True:
+        for tank in ctx.state.tanks.values():
+            if tank.id in ctx.checked or tank.id in ctx.morale_triggers or not tank.on_board:
+                continue
+            before = ctx.before.tanks.get(tank.id)
+            if before is None:
+                continue
+            if mobile_friends(ctx.state, tank) == 0 and mobile_friends(ctx.before, before) > 0:
+                ctx.trigger_morale(tank.id, "no friendly tank left that can move")
+        pending = [t for t in ctx.morale_triggers if t not in ctx.checked]
+        if not pending:
+            return
+        tank_id = pending[0]
+        ctx.checked.add(tank_id)
+        morale_check(ctx, tank_id, ctx.morale_triggers[tank_id])
+
+
+def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
+    tank = ctx.state.tanks[tank_id]
+    if not tank.on_board:
+        return  # destroyed by the same shot, or not on the table: nobody to panic
+    why = "; ".join(reasons)
+    if tank.grizzled:
+        ctx.rule("TTT-MO1", f"{tank_label(tank)} is Grizzled: no morale check ({why})")
+        return
+    if len(reasons) > 1:
+        ctx.rule("TTT-MO2", "one morale check per event, however many triggers it fires")
+    roll = ctx.bag.roll(MORALE_DIE, 1, f"for the morale check of {tank_label(tank)}")[0]
+    result = morale_result(roll.face)
+    tank = ctx.edit(tank_id)
+    old = tank.morale
+    new: Morale = old
+    clause = "TTT-MO3"
+    if result == "routed":
+        new = "routed"
+    elif result == "shaken":
+        if old == "shaken":
+            new, clause = "routed", "TTT-MR3"
+        elif old == "ok":
+            new = "shaken"
+    tank.morale = new
+    outcome = {"ok": "OK", "shaken": "Shaken!", "routed": "Routed!"}[result]
+    line = f"Morale check for {tank_label(tank)} ({why}): green {roll.face} = {outcome}"
+    if new != old:
+        line += f" Now {new.capitalize()}."
+    elif result != "ok":
+        line += f" Already {old.capitalize()}."
+    ctx.say(line)
+    ctx.event(
+        "morale_check", clause, line, tank_id=tank_id, face=roll.face, before=old, after=new
+    )
+    if new == "routed" and old != "routed":
+        tank.must_recover = False
+        tank.waiting = False
+        if tank.immobilized:
+            bail_out(ctx, tank_id, "TTT-MR5", "Routed while Immobilized")
+
+
+def check_recover(state: TableState, action: Recover) -> TankState:
+    from tankref.rulesets.ttt.turns import require_own_phase
+
+    tank = require_own_phase(state, action.tank_id)
+    if tank.morale == "ok" and not tank.must_recover:
+        refuse("NOTHING_TO_RECOVER", "TTT-R1", f"{tank_label(tank)} is neither Shaken nor Routed")
+    if tank.recover_tried:
+        refuse("RECOVER_ALREADY_TRIED", "TTT-R1", f"{tank_label(tank)} already tried to Recover this turn")
+    if tank.engaged:
+        refuse(
+            "RECOVER_AFTER_ENGAGE",
+            "TTT-MR6",
+            f"{tank_label(tank)} engaged this turn: it may Recover only after no action but a Normal Move",
+        )
+    if tank.moved == "fast":
+        refuse(
+            "RECOVER_AFTER_FAST_MOVE",
+            "TTT-MR6",
+            f"{tank_label(tank)} moved fast: it may Recover only after no action but a Normal Move",
+        )
+    if tank.smoke_popped or tank.waiting:
+        refuse(
+            "RECOVER_AFTER_ACTION",
+            "TTT-MR6",
+            f"{tank_label(tank)} already acted this turn: it may Recover only after a Normal Move",
+        )
+    return tank
+
+
+def _lender(ctx: Context, tank: TankState, lender_id: str | None) -> TankState | None:
+    """TTT-CR1: a Grizzled friend may lend its unused reroll to a Scared crew's Recover."""
+    options = ctx.state.options
+    candidates = [
+        t
+        for t in sorted(ctx.state.tanks.values(), key=lambda t: t.id)
+        if t.player == tank.player and t.id != tank.id and t.on_board and t.grizzled
+        and not t.reroll_used
+    ]
+    if options.grizzled_reroll == "ask":
+        if lender_id is None:
+            return None
+        for t in candidates:
+            if t.id == lender_id:
+                return t
+        refuse(
+            "LENDER_INVALID",
+            "TTT-CR1",
+            f"lender_id: {lender_id!r} is not a friendly Grizzled tank with its reroll unused",
+            field="lender_id",
+        )
+    return candidates[0] if candidates else None
+
+
+def do_recover(ctx: Context, action: Recover) -> None:
+    tank = check_recover(ctx.state, action)
+    recover_attempt(ctx, tank, action.lender_id)
+
+
+def recover_attempt(ctx: Context, tank: TankState, lender_id: str | None) -> None:
+    """TTT-R1 with TTT-MR4 and the lent Grizzled reroll (TTT-CR1)."""
+    if lender_id is not None and ctx.state.options.grizzled_reroll == "auto":
+        ctx.rule(
+            "TTT-CR1",
+            "option auto: the referee picks the lender itself; lender_id is not used",
+            "grizzled_reroll",
+            "auto",
+        )
+    roll = ctx.bag.roll(MORALE_DIE, 1, f"for the Recover roll of {tank_label(tank)}")[0]
+    face = roll.face
+    line = f"{tank_label(tank)} tries to Recover: green {face}"
+    if face > 3 and not tank.grizzled:
+        lender = _lender(ctx, tank, lender_id)
+        if lender is not None:
+            lent = ctx.edit(lender.id)
+            lent.reroll_used = True
+            again = ctx.bag.reroll(ctx.bag.index_of(roll), f"lent by {tank_label(lender)}")
+            face = again.face
+            line += f", rerolled with {tank_label(lender)}'s Grizzled reroll: {face}"
+            ctx.rule(
+                "TTT-CR1",
+                f"{tank_label(lender)} lends its unused Grizzled reroll to the Recover attempt",
+                "grizzled_reroll",
+                ctx.state.options.grizzled_reroll,
+            )
+    tank = ctx.edit(tank.id)
+    tank.recover_tried = True
+    before = tank.morale
+    if face <= 3:
+        tank.morale = "ok"
+        tank.must_recover = False
+        ctx.say(f"{line}: recovered, the crew is steady again.")
+        ctx.event("recover", "TTT-R1", f"{tank_label(tank)} recovers", tank_id=tank.id, face=face)
+        return
+    if tank.must_recover:
+        tank.must_recover = False
+        tank.morale = "routed"
+        ctx.say(f"{line}: failed. Shaken and Immobilized, the crew Routs (TTT-MR4).")
+        ctx.event("rout", "TTT-MR4", f"{tank_label(tank)} routs", tank_id=tank.id, face=face)
+        if tank.immobilized:
+            bail_out(ctx, tank.id, "TTT-MR5", "Routed while Immobilized")
+        return
+    ctx.rule("TTT-R1", "a failed Recover (4-6) changes nothing")
+    ctx.say(f"{line}: failed; still {before.capitalize()}.")

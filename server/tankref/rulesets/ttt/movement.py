@@ -1,0 +1,220 @@
+"""Move, Move Fast, facing, Wait and the Routed drive (TTT-M1, TTT-M2, TTT-F1, TTT-W1, TTT-MR2).
+
+TTS reports where a tank now stands; the referee classifies that from where the tank began
+its phase (straight-line distance, so several drags in one phase count as one move):
+stopped (within the table's drift tolerance), a Normal Move (up to Movement), Moving Fast
+(up to twice Movement), or illegal (further). A move may end facing any way, since a tank
+drives where it points; turning on the spot is the once-a-turn facing change (TTT-F1).
+"""
+
+from __future__ import annotations
+
+from tankref.core.geometry import distance, signed_angle
+from tankref.rulesets.ttt.actions import Move, Wait
+from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
+from tankref.rulesets.ttt.state import MoveKind, TableState, TankState
+from tankref.rulesets.ttt.turns import require_own_phase, require_playing
+
+
+def turned(a: float, b: float, tolerance: float) -> bool:
+    return abs(signed_angle(a - b)) > tolerance
+
+
+def classify(state: TableState, tank: TankState, travelled: float) -> MoveKind:
+    """TTT-M1/M2: stopped, normal, fast; further than twice Movement is refused."""
+    tol = state.options.move_tolerance
+    if travelled <= tol:
+        return "none"
+    if travelled <= tank.movement + tol:
+        return "normal"
+    if travelled <= 2 * tank.movement + tol:
+        return "fast"
+    refuse(
+        "MOVE_TOO_FAR",
+        "TTT-M2",
+        f"{tank_label(tank)} moved {travelled:.1f}\": more than twice its Movement "
+        f"({2 * tank.movement:g}\")",
+        travelled=round(travelled, 2),
+        normal=tank.movement,
+        fast=2 * tank.movement,
+    )
+
+
+def _entry(state: TableState, tank: TankState, action: Move) -> tuple[float, str]:
+    """A tank entering from off the table: the edge it crosses and how far it drove in."""
+    scenario = state.scenario
+    point = (action.x, action.z)
+    own_edge = state.player(tank.player).edge
+    if scenario.kind == "ambush" and tank.player == scenario.ambusher:
+        if state.turn < 2:
+            refuse("AMBUSH_NOT_YET", "TTT-S2", "the ambusher enters in its phase of turn two")
+        edge = state.area.nearest_edge(point)
+        ambushed_edge = state.player(state.enemy_of(tank.player)).edge
+        if edge == ambushed_edge:
+            refuse(
+                "AMBUSH_EDGE",
+                "TTT-S2",
+                f"the ambusher may not enter from the {edge} edge, where the ambushed side started",
+                edge=edge,
+            )
+    else:
+        edge = own_edge
+        if scenario.kind == "objective" and tank.player == scenario.defender and state.turn < 2:
+            refuse("REINFORCEMENTS_NOT_YET", "TTT-S3", "the defender's reinforcements arrive from turn two")
+    depth = state.area.distance_to_edge(edge, point)  # type: ignore[arg-type]
+    if depth < 0:
+        refuse("OFF_TABLE", "TTT-M1", "the entry point is off the table", field="x")
+    return depth, edge
+
+
+def do_move(ctx: Context, action: Move) -> None:
+    state = ctx.state
+    if state.status == "setup":
+        refuse("USE_PLACE_TANK", "TTT-S1", "during setup, place tanks with place_tank")
+    require_playing(state)
+    tank = get_tank(state, action.tank_id)
+    options = state.options
+    new = (action.x, action.z)
+    label = tank_label(tank)
+    same_spot = distance(tank.pos, new) <= options.move_tolerance
+    same_facing = not turned(tank.facing, action.facing, options.facing_tolerance)
+    if same_spot and same_facing and (action.hull_down is None or action.hull_down == tank.hull_down):
+        ctx.say(f"{label}: no change.")  # TTS physics drift: nothing to adjudicate
+        return
+    if tank.player != state.active_player and tank.on_board:
+        if same_spot:
+            refuse(
+                "FACING_NOT_ALLOWED",
+                "TTT-F1",
+                f"{label} may change facing in the enemy's phase only to turn its best armour to a "
+                "shot, which the referee does itself",
+            )
+        refuse(
+            "NOT_YOUR_PHASE",
+            "TTT-T1",
+            f"it is {state.active_player}'s phase: {label} cannot move now",
+            active_player=state.active_player,
+        )
+    tank = require_own_phase(state, action.tank_id) if tank.on_table else tank
+    if tank.destroyed or tank.removed:
+        refuse("TANK_DESTROYED", "TTT-E7", f"{label} is out of the game")
+    if tank.player != state.active_player:
+        refuse("NOT_YOUR_PHASE", "TTT-T1", f"it is {state.active_player}'s phase")
+    if not state.area.contains(new):
+        refuse("OFF_TABLE", "TTT-MR2", f"({action.x:g}, {action.z:g}) is off the table; only a Routed tank drives off", field="x")
+    if tank.must_recover:
+        refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
+    if tank.morale == "routed":
+        refuse("ROUTED_MOVES_ITSELF", "TTT-MR2", f"{label} is Routed: the referee drives it toward its edge at the end of the phase")
+
+    entering = not tank.on_table
+    if entering:
+        travelled, edge = _entry(state, tank, action)
+    else:
+        travelled, edge = distance((tank.start_x, tank.start_z), new), None
+    kind = classify(state, tank, travelled)
+
+    if kind != "none" or entering:
+        blockers = [
+            (tank.engaged, "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged: a tank moves before it Engages"),
+            (tank.waiting, "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait, Stopped"),
+            (tank.smoke_popped, "ACTION_AFTER_SMOKE", "TTT-SM1", "it popped reusable smoke this turn"),
+            (tank.immobilized, "IMMOBILIZED", "TTT-E7", "it is Immobilized"),
+        ]
+        for blocked, code, clause, why in blockers:
+            if blocked:
+                refuse(code, clause, f"{label} cannot move: {why}")
+    if kind == "fast":
+        fast_blockers = [
+            (tank.morale == "shaken", "SHAKEN_NO_FAST", "TTT-MR1", "a Shaken crew cannot Move Fast"),
+            (tank.engine_damaged, "ENGINE_NO_FAST", "TTT-E7", "its engine is damaged: no Move Fast"),
+            (tank.recover_tried, "ACTION_AFTER_RECOVER", "TTT-R1", "after a Recover only a Normal Move is allowed"),
+        ]
+        for blocked, code, clause, why in fast_blockers:
+            if blocked:
+                refuse(code, clause, f"{label} moved {travelled:.1f}\" (a Fast move): {why}", travelled=round(travelled, 2))
+    rotating_only = kind == "none" and not entering and turned(tank.start_facing, action.facing, options.facing_tolerance)
+    if rotating_only and not tank.best_armour_turned:
+        if tank.moved == "fast":
+            refuse("FACING_AFTER_FAST", "TTT-M2", f"{label} moved fast: its facing is fixed until its next turn")
+        if tank.immobilized:
+            refuse("IMMOBILIZED", "TTT-F1", f"{label} is Immobilized: it cannot turn on the spot")
+        if tank.engaged:
+            refuse("MOVE_AFTER_ENGAGE", "TTT-M1", f"{label} has engaged: no facing change after the Engage")
+    elif rotating_only:
+        refuse("FACING_ALREADY_CHANGED", "TTT-F1", f"{label} already changed facing this turn")
+
+    t = ctx.edit(tank.id)
+    old = (t.x, t.z, t.facing)
+    t.x, t.z, t.facing = action.x, action.z, action.facing % 360
+    if action.hull_down is not None:
+        t.hull_down = action.hull_down
+    if entering:
+        t.on_table = True
+        t.entered_edge = edge  # type: ignore[assignment]
+        t.start_x, t.start_z = t.x, t.z
+        t.start_facing = t.facing
+        ctx.rule("TTT-S2", f"enters from the {edge} edge; the move is measured from that edge")
+    t.moved = kind
+    t.facing_changed = t.best_armour_turned or rotating_only
+    what = {"none": "stays put", "normal": "makes a Normal Move", "fast": "Moves Fast"}[kind]
+    if rotating_only:
+        what = "turns on the spot (its facing change this turn)"
+    ctx.say(f"{label} {what}: {travelled:.1f}\" of {t.movement:g}\" ({2 * t.movement:g}\" fast).")
+    ctx.rule(
+        "TTT-M1",
+        "a move is measured in a straight line from where the tank began its phase",
+    )
+    ctx.result.outcome.update(
+        tank_id=t.id, move=kind, travelled=round(travelled, 2), facing_change=rotating_only, before=list(old)
+    )
+    if kind == "fast":
+        ctx.event("moving_fast", "TTT-M2", f"{label} is Moving Fast", tank_id=t.id)
+
+
+def do_wait(ctx: Context, action: Wait) -> None:
+    tank = require_own_phase(ctx.state, action.tank_id)
+    label = tank_label(tank)
+    checks = [
+        (tank.waiting, "ALREADY_WAITING", "TTT-W1", "it is already in Wait"),
+        (tank.engaged, "WAIT_AFTER_ENGAGE", "TTT-W1", "it has engaged this turn"),
+        (tank.moved == "fast", "WAIT_AFTER_FAST", "TTT-W1", "it moved fast this turn"),
+        (tank.morale == "shaken", "WAIT_WHILE_SHAKEN", "TTT-MR1", "a Shaken crew cannot Wait"),
+        (tank.morale == "routed", "ROUTED", "TTT-MR2", "a Routed crew drives for its edge"),
+        (tank.must_recover, "MUST_RECOVER", "TTT-MR4", "it may only try to Recover"),
+        (tank.recover_tried, "ACTION_AFTER_RECOVER", "TTT-R1", "it tried to Recover this turn"),
+    ]
+    for blocked, code, clause, why in checks:
+        if blocked:
+            refuse(code, clause, f"{label} cannot Wait: {why}")
+    t = ctx.edit(tank.id)
+    t.waiting = True
+    ctx.say(f"{label} stops and Waits: it may Engage during the enemy's phase.")
+    ctx.event("wait", "TTT-W1", f"{label} is in Wait", tank_id=t.id)
+
+
+def rout_move(ctx: Context, tank_id: str) -> None:
+    """TTT-MR2: a full Movement straight toward the edge it entered from; off it, gone."""
+    state = ctx.state
+    t = ctx.edit(tank_id)
+    edge = t.entered_edge or state.player(t.player).edge
+    new, left = state.area.drive_toward_edge(edge, t.pos, t.movement)
+    t.x, t.z = round(new[0], 3), round(new[1], 3)
+    t.facing = state.area.edge_heading(edge)
+    t.moved = "normal"
+    label = tank_label(t)
+    if left:
+        t.removed = True
+        t.waiting = False
+        text = f"{label} is Routed and drives off the {edge} edge: removed from play."
+    else:
+        text = f"{label} is Routed and drives {t.movement:g}\" toward the {edge} edge."
+    ctx.say(text)
+    ctx.event("rout_move", "TTT-MR2", text, tank_id=t.id, x=t.x, z=t.z, facing=t.facing, removed=left)
+
+
+def rout_point(state: TableState, tank: TankState) -> tuple[float, float, bool]:
+    """Where a Routed tank must drive to at the end of its phase, and whether it leaves."""
+    edge = tank.entered_edge or state.player(tank.player).edge
+    new, left = state.area.drive_toward_edge(edge, tank.pos, tank.movement)
+    return new[0], new[1], left

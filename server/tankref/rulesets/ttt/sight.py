@@ -1,0 +1,145 @@
+"""Reading a line of fire: sight, concealment, cover, smoke, hull-down and the side hit.
+
+Rulings where the text leaves room are stated once here and reported with every shot:
+- TTT-E1: tanks do not block sight; a ``blocking`` piece crossed by the line blocks it unless
+  the shooter or the target stands inside that piece.
+- TTT-CN1: a forest holding the target is light (+1) from inside the same forest, heavy (+2)
+  from outside; a forest crossed between them is heavy (+2); a forest holding only the
+  shooter is light (+1). The largest applies.
+- TTT-CV1: cover pieces holding the target or crossed by the line count; the largest applies;
+  a piece that holds only the shooter does not protect the target.
+- TTT-E2: a target inside a ``hill`` piece is hull-down to shooters outside it (Turret hit),
+  as is a tank flagged hull-down by the players.
+- TTT-SM3: a screen counts when the line of fire passes within its radius.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tankref.core.geometry import (
+    Point,
+    arc_of,
+    contains,
+    distance,
+    relative_bearing,
+    segment_enters,
+    segment_point_distance,
+)
+from tankref.rulesets.ttt.cards import Side
+from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TankState
+
+SMOKE_INNER = 6.0  # TTT-SM3
+SMOKE_OUTER = 12.0
+
+_WEAKER_ON_EDGE = (
+    "TTT-E2: the bearing lies exactly on an arc edge; the more exposed (weaker) armour of the "
+    "two is hit"
+)
+
+
+@dataclass
+class LineOfFire:
+    shooter: Point
+    target: Point
+    range: float
+    visible: bool = True
+    blocked_by: str | None = None
+    concealment: int = 0
+    concealment_why: str = ""
+    cover: int = 0
+    cover_why: str = ""
+    smoke: int = 0
+    smoke_screens: list[tuple[int, int]] = field(default_factory=list)  # (screen id, strength)
+    hull_down: bool = False
+    hull_down_why: str = ""
+
+
+def smoke_strength_at(screen: SmokeScreen, dist: float) -> int:
+    """TTT-SM3: -2 within 6", -1 from 6" to 12" for a -2 screen; -1 within 6" for a -1."""
+    if dist <= SMOKE_INNER:
+        return screen.strength
+    if screen.strength >= 2 and dist <= SMOKE_OUTER:
+        return screen.strength - 1
+    return 0
+
+
+def smoke_on_line(
+    screens: tuple[SmokeScreen, ...], a: Point, b: Point, stacking: str
+) -> tuple[int, list[tuple[int, int]]]:
+    found: list[tuple[int, int]] = []
+    for screen in screens:
+        if screen.strength <= 0:
+            continue
+        s = smoke_strength_at(screen, segment_point_distance(a, b, (screen.x, screen.z)))
+        if s:
+            found.append((screen.id, s))
+    if not found:
+        return 0, found
+    total = sum(s for _, s in found) if stacking == "add" else max(s for _, s in found)
+    return total, found
+
+
+def read_line(state: TableState, shooter: TankState, target: TankState) -> LineOfFire:
+    a, b = shooter.pos, target.pos
+    line = LineOfFire(a, b, distance(a, b))
+    for piece in state.terrain.values():
+        shape = piece.shape
+        if not segment_enters(shape, a, b):
+            continue
+        holds_shooter = contains(shape, a)
+        holds_target = contains(shape, b)
+        label = piece.name or piece.id
+        if piece.kind == "blocking":
+            if not holds_shooter and not holds_target and line.visible:
+                line.visible = False
+                line.blocked_by = piece.id
+        elif piece.kind == "forest":
+            if holds_target:
+                level, why = (1, "same forest") if holds_shooter else (2, "into the forest")
+            elif holds_shooter:
+                level, why = 1, "out of the shooter's forest"
+            else:
+                level, why = 2, "through a forest"
+            if level > line.concealment:
+                line.concealment, line.concealment_why = level, f"{label}: {why}"
+        elif piece.kind in ("cover1", "cover2"):
+            if holds_shooter and not holds_target:
+                continue
+            level = 1 if piece.kind == "cover1" else 2
+            if level > line.cover:
+                where = "target inside" if holds_target else "between"
+                line.cover, line.cover_why = level, f"{label}: {where}"
+        elif piece.kind == "hill" and holds_target and not holds_shooter and not line.hull_down:
+            line.hull_down, line.hull_down_why = True, f"{label}: hull-down on the hill"
+    if target.hull_down and not line.hull_down:
+        line.hull_down, line.hull_down_why = True, "marked hull-down"
+    line.smoke, line.smoke_screens = smoke_on_line(state.smoke, a, b, state.options.smoke_stacking)
+    return line
+
+
+@dataclass(frozen=True)
+class SideReading:
+    side: Side
+    relative: float
+    note: str | None = None  # a boundary ruling, when one was needed
+
+
+def side_hit(options: Options, shooter: TankState, target: TankState, hull_down: bool) -> SideReading:
+    """TTT-E2: the side the shot strikes, by the shooter's bearing from the target's facing."""
+    rel = relative_bearing(target.facing, target.pos, shooter.pos)
+    if hull_down:
+        return SideReading("turret", rel)
+    reading = arc_of(rel, options.front_arc, options.rear_arc)
+    if reading.on_edge is None:
+        return SideReading(reading.arc, rel)
+    first, second = reading.on_edge
+    armour = target.card.armour
+    weaker: Side = first if armour.of(first) <= armour.of(second) else second
+    return SideReading(weaker, rel, _WEAKER_ON_EDGE)
+
+
+def in_front_arc(options: Options, shooter: TankState, target: TankState) -> bool:
+    """Turret Jammed: may only Engage targets in the front arc (edge included)."""
+    rel = relative_bearing(shooter.facing, shooter.pos, target.pos)
+    return abs(rel) <= options.front_arc + 1e-6

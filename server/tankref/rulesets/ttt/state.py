@@ -1,0 +1,246 @@
+"""The state of a TinyTableTopTanks table: plain data that round-trips through JSON.
+
+Per-tank flags that the rules count "per turn" are kept per tank *cycle*: they reset at the
+start of the owner's phase and last through the enemy's phase that follows, which is when a
+Waiting tank fires and a target turns its best armour (TTT-T1, TTT-F1, TTT-W1).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tankref.core.dice import DiceState
+from tankref.core.geometry import Edge, Point, Shape, TableArea
+from tankref.rulesets.ttt.cards import RulesData, TankCard
+
+RULESET = "ttt"
+STATE_VERSION = 1
+
+Coordinate = float
+TerrainKind = Literal["blocking", "forest", "cover1", "cover2", "hill"]
+Crew = Literal["unknown", "scared", "grizzled"]
+Morale = Literal["ok", "shaken", "routed"]
+MoveKind = Literal["none", "normal", "fast"]
+Stun = Literal["no", "next", "now"]
+ScenarioKind = Literal["meeting", "ambush", "objective"]
+
+
+def _finite(value: float, limit: float = 10_000.0) -> float:
+    if not math.isfinite(value) or abs(value) > limit:
+        raise ValueError(f"must be a finite number within ±{limit:g}")
+    return value
+
+
+class Options(BaseModel):
+    """Per-table rulings. The five marked *(option)* in the clause list, plus table settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # TTT-E2 (option: arc width): half-widths of the front and rear arcs, degrees.
+    front_arc: float = Field(default=45.0, gt=0, lt=180, allow_inf_nan=False)
+    rear_arc: float = Field(default=45.0, gt=0, lt=180, allow_inf_nan=False)
+    # TTT-E3 (option: auto / never): the referee turns the target's best armour to the shot.
+    best_armour: Literal["auto", "never"] = "auto"
+    # TTT-E5 (option): Cover added to armour once, or "literal": also taken off the red dice.
+    cover: Literal["armour", "literal"] = "armour"
+    # TTT-SM3 (option: add): the strongest screen on the line applies, or all screens add.
+    smoke_stacking: Literal["strongest", "add"] = "strongest"
+    # TTT-CR1 (option: auto / ask): the Grizzled reroll spent by the referee, or as declared.
+    grizzled_reroll: Literal["auto", "ask"] = "auto"
+    # Table settings (not rulings): drift ignored when TTS reports a tank that did not move,
+    # deployment depth from the table edge, the game length.
+    move_tolerance: float = Field(default=0.25, ge=0, le=2, allow_inf_nan=False)
+    facing_tolerance: float = Field(default=2.0, ge=0, le=20, allow_inf_nan=False)
+    deploy_depth: float = Field(default=6.0, gt=0, le=48, allow_inf_nan=False)
+    turn_limit: int = Field(default=10, ge=1, le=200)
+
+    @model_validator(mode="after")
+    def _arcs_fit(self) -> Options:
+        if self.front_arc + self.rear_arc > 180:
+            raise ValueError("front_arc + rear_arc must not exceed 180 degrees")
+        return self
+
+
+class Player(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=32)
+    edge: Edge
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: ScenarioKind = "meeting"
+    # TTT-S1: the players decide who takes the first phase; None = the first player listed.
+    first_player: str | None = None
+    ambusher: str | None = None  # TTT-S2
+    defender: str | None = None  # TTT-S3
+    objective_turns: int = Field(default=6, ge=1, le=100)  # TTT-S3: the agreed N
+    objective_radius: float = Field(default=12.0, gt=0, le=100, allow_inf_nan=False)
+
+
+class TerrainPiece(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=64)
+    kind: TerrainKind
+    shape: Shape
+    name: str = Field(default="", max_length=80)
+
+
+class SmokeScreen(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    owner: str
+    tank_id: str
+    ability: str
+    x: float
+    z: float
+    strength: int = Field(ge=0, le=2)
+
+
+class TankState(BaseModel):
+    """One tank. ``card`` is a snapshot: later card edits never change a game in progress."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    name: str
+    player: str
+    card: TankCard
+    x: float
+    z: float
+    facing: float
+    hull_down: bool = False
+    on_table: bool = True  # False: off the table, waiting to enter (TTT-S2, TTT-S3)
+    entered_edge: Edge | None = None  # the edge a Routed tank drives toward (TTT-MR2)
+    crew: Crew = "unknown"
+    crew_roll: int | None = None
+    morale: Morale = "ok"
+    destroyed: bool = False
+    destroyed_by: str | None = None
+    removed: bool = False  # drove off the table while Routed: gone for good (TTT-MR2)
+    immobilized: bool = False
+    damage: tuple[str, ...] = ()  # damage card names applied, in order (TTT-E7)
+    gun_damage: int = 0
+    optics_damage: int = 0
+    engine_damaged: bool = False
+    turret_jammed: bool = False
+    stunned: Stun = "no"
+    must_recover: bool = False  # TTT-MR4
+    smoke_uses: dict[str, int] = Field(default_factory=dict)
+    # --- this tank's cycle: reset at the start of its owner's phase ---
+    start_x: float = 0.0
+    start_z: float = 0.0
+    start_facing: float = 0.0
+    moved: MoveKind = "none"
+    facing_changed: bool = False
+    best_armour_turned: bool = False
+    engaged: bool = False
+    waiting: bool = False
+    recover_tried: bool = False
+    smoke_popped: bool = False  # popped a reusable smoke: no Move or Engage (TTT-SM1)
+    reroll_used: bool = False  # the Grizzled reroll (TTT-CR1)
+    hit_by: tuple[str, ...] = ()  # enemy tanks that hit it this turn (TTT-MO2 trigger 2)
+
+    @property
+    def pos(self) -> Point:
+        return (self.x, self.z)
+
+    @property
+    def in_play(self) -> bool:
+        """Still in the game: on the table or waiting to enter, neither destroyed nor gone."""
+        return not self.destroyed and not self.removed
+
+    @property
+    def on_board(self) -> bool:
+        return self.on_table and not self.destroyed and not self.removed
+
+    @property
+    def can_move(self) -> bool:
+        return self.in_play and not self.immobilized
+
+    @property
+    def movement(self) -> float:
+        """Normal Move distance: Engine Damaged halves it (TTT-E7)."""
+        return self.card.movement / 2 if self.engine_damaged else self.card.movement
+
+    @property
+    def grizzled(self) -> bool:
+        return self.crew == "grizzled"
+
+
+class DeckState(BaseModel):
+    """The table's damage deck: drawn without replacement, reshuffled when empty (TTT-E7)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    draw_pile: tuple[str, ...] = ()  # top card first; empty = shuffle at the next draw
+    discard: tuple[str, ...] = ()
+    shuffles: int = 0
+
+
+class TableState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ruleset: Literal["ttt"] = RULESET
+    version: int = STATE_VERSION
+    area: TableArea = TableArea()
+    options: Options = Options()
+    scenario: Scenario = Scenario()
+    players: tuple[Player, Player]
+    order: tuple[str, str]  # phase order: player ids (TTT-T1)
+    rules: RulesData
+    status: Literal["setup", "playing", "over"] = "setup"
+    turn: int = 0
+    phase: int = 0  # index into ``order``
+    objective: tuple[float, float] | None = None
+    objective_clear_phases: int = 0  # phases ended with no defender near it (TTT-S3)
+    tanks: dict[str, TankState] = Field(default_factory=dict)
+    terrain: dict[str, TerrainPiece] = Field(default_factory=dict)
+    smoke: tuple[SmokeScreen, ...] = ()
+    next_smoke_id: int = 1
+    dice: DiceState = Field(default_factory=DiceState)
+    deck: DeckState = DeckState()
+    winner: str | None = None
+    game_over_reason: str | None = None
+
+    @field_validator("objective")
+    @classmethod
+    def _finite_objective(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        if value is not None:
+            _finite(value[0])
+            _finite(value[1])
+        return value
+
+    @property
+    def active_player(self) -> str:
+        return self.order[self.phase]
+
+    def player(self, player_id: str) -> Player:
+        for p in self.players:
+            if p.id == player_id:
+                return p
+        raise KeyError(player_id)
+
+    def enemy_of(self, player_id: str) -> str:
+        return self.order[1] if self.order[0] == player_id else self.order[0]
+
+    def clone(self) -> TableState:
+        """A copy to work on. Tanks are shared until a handler takes a private copy of one."""
+        copy = self.model_copy()
+        copy.tanks = dict(self.tanks)
+        copy.dice = self.dice.model_copy()
+        return copy
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> TableState:
+        return cls.model_validate_json(text)

@@ -1,0 +1,243 @@
+"""Turns, phases, scenarios and victory (TTT-T1, TTT-S1..S3, TTT-SM4, TTT-MR2, TTT-MR4)."""
+
+from __future__ import annotations
+
+import math
+
+from tankref.core.geometry import distance
+from tankref.rulesets.ttt.actions import EndPhase, StartGame
+from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
+from tankref.rulesets.ttt.morale import recover_attempt
+from tankref.rulesets.ttt.state import TableState, TankState
+
+
+def require_playing(state: TableState) -> None:
+    if state.status == "setup":
+        refuse("GAME_NOT_STARTED", "TTT-T1", "the game has not started: finish setup and start it")
+    if state.status == "over":
+        refuse("GAME_OVER", "TTT-T1", f"the game is over: {state.game_over_reason}")
+
+
+def require_setup(state: TableState, what: str) -> None:
+    if state.status != "setup":
+        refuse("SETUP_OVER", "TTT-S1", f"{what} is for setup, before the game starts")
+
+
+def require_present(tank: TankState) -> None:
+    label = tank_label(tank)
+    if tank.destroyed:
+        refuse("TANK_DESTROYED", "TTT-E7", f"{label} is destroyed ({tank.destroyed_by})")
+    if tank.removed:
+        refuse("TANK_GONE", "TTT-MR2", f"{label} drove off the table while Routed")
+    if not tank.on_table:
+        refuse("NOT_ON_TABLE", "TTT-S2", f"{label} has not entered the table yet")
+
+
+def require_own_phase(state: TableState, tank_id: str) -> TankState:
+    """The tank exists, is in play, and it is its owner's phase (TTT-T1)."""
+    require_playing(state)
+    tank = get_tank(state, tank_id)
+    require_present(tank)
+    if tank.player != state.active_player:
+        refuse(
+            "NOT_YOUR_PHASE",
+            "TTT-T1",
+            f"it is {state.active_player}'s phase; {tank_label(tank)} belongs to {tank.player}",
+            active_player=state.active_player,
+        )
+    if tank.stunned == "now":
+        refuse("CREW_STUNNED", "TTT-E7", f"{tank_label(tank)}'s crew is stunned: no action this phase")
+    return tank
+
+
+# --- setup ------------------------------------------------------------------------------------
+
+
+def phase_order(state: TableState) -> tuple[str, str]:
+    ids = [p.id for p in state.players]
+    scenario = state.scenario
+    if scenario.kind == "ambush" and scenario.ambusher in ids:
+        first = ids[0] if ids[1] == scenario.ambusher else ids[1]  # TTT-S2: the ambushed first
+    else:
+        first = scenario.first_player or ids[0]
+    second = ids[1] if first == ids[0] else ids[0]
+    return first, second
+
+
+def do_start_game(ctx: Context, action: StartGame) -> None:
+    state = ctx.state
+    require_setup(state, "start_game")
+    problems: list[str] = []
+    for player in state.players:
+        if not any(t.player == player.id for t in state.tanks.values()):
+            problems.append(f"{player.id} has no tanks")
+    if problems:
+        refuse("NO_TANKS", "TTT-T1", "; ".join(problems))
+    unrolled = sorted(t.id for t in state.tanks.values() if t.crew == "unknown")
+    if unrolled:
+        refuse(
+            "CREW_NOT_ROLLED",
+            "TTT-C1",
+            f"roll crews first (crew_roll): {', '.join(unrolled)}",
+            tanks=unrolled,
+        )
+    scenario = state.scenario
+    if scenario.kind == "objective":
+        if state.objective is None:
+            refuse("OBJECTIVE_NOT_SET", "TTT-S3", "place the objective first (set_objective)")
+        defender = scenario.defender
+        own = [t for t in state.tanks.values() if t.player == defender]
+        deployed = sum(1 for t in own if t.on_table)
+        wanted = math.ceil(len(own) / 2)
+        if deployed != wanted:
+            refuse(
+                "DEFENDER_DEPLOYMENT",
+                "TTT-S3",
+                f"the defender deploys half its tanks, rounded up: {wanted} of {len(own)} on the "
+                f"table, {deployed} placed",
+                wanted=wanted,
+                placed=deployed,
+            )
+        ctx.rule("TTT-S3", "the defender's on-table half is rounded up")
+    state.order = phase_order(state)
+    state.status = "playing"
+    state.turn = 1
+    state.phase = 0
+    ctx.say(f"The game begins: turn 1, {state.active_player}'s phase ({scenario.kind}).")
+    ctx.event("game_started", "TTT-T1", "The game begins", order=list(state.order))
+    begin_phase(ctx)
+
+
+# --- phases ----------------------------------------------------------------------------------
+
+
+def begin_phase(ctx: Context) -> None:
+    """Start of a player's phase: their tanks' turn flags reset; their smoke decays."""
+    state = ctx.state
+    player = state.active_player
+    for tank in list(state.tanks.values()):
+        if tank.player != player or not tank.in_play:
+            continue
+        t = ctx.edit(tank.id)
+        t.start_x, t.start_z, t.start_facing = t.x, t.z, t.facing
+        t.moved = "none"
+        t.facing_changed = t.best_armour_turned = t.engaged = t.waiting = False
+        t.recover_tried = t.smoke_popped = t.reroll_used = False
+        t.hit_by = ()
+        if t.stunned == "next":
+            t.stunned = "now"
+            ctx.event("stunned", "TTT-E7", f"{tank_label(t)}'s crew is stunned this phase", tank_id=t.id)
+        elif t.stunned == "now":
+            t.stunned = "no"
+    # TTT-SM4: a -1 screen is gone at the start of its owner's next phase; a -2 becomes -1.
+    screens = []
+    for screen in state.smoke:
+        if screen.owner != player:
+            screens.append(screen)
+            continue
+        left = screen.strength - 1
+        if left > 0:
+            screens.append(screen.model_copy(update={"strength": left}))
+            ctx.event("smoke_decay", "TTT-SM4", f"Smoke {screen.id} thins to -{left}", smoke_id=screen.id, strength=left)
+        else:
+            ctx.event("smoke_gone", "TTT-SM4", f"Smoke {screen.id} clears", smoke_id=screen.id, strength=0)
+    state.smoke = tuple(screens)
+    ctx.event("phase_started", "TTT-T1", f"Turn {state.turn}: {player}'s phase", turn=state.turn, player=player)
+
+
+def do_end_phase(ctx: Context, action: EndPhase) -> None:
+    from tankref.rulesets.ttt.movement import rout_move
+
+    state = ctx.state
+    require_playing(state)
+    player = state.active_player
+    if action.player is not None and action.player != player:
+        refuse("NOT_YOUR_PHASE", "TTT-T1", f"player: it is {player}'s phase, not {action.player}'s", field="player")
+    for tank in sorted(state.tanks.values(), key=lambda t: t.id):
+        if tank.player != player or not tank.on_board:
+            continue
+        if tank.must_recover and not tank.recover_tried:
+            ctx.rule("TTT-MR4", f"{tank_label(tank)} did not try to Recover: the referee rolls it now")
+            recover_attempt(ctx, tank, None)
+        tank = ctx.state.tanks[tank.id]
+        if tank.on_board and tank.morale == "routed" and not tank.immobilized:
+            rout_move(ctx, tank.id)
+    ctx.say(f"{player} ends the phase.")
+    ended_turn = state.turn if state.phase == 1 else None
+    objective_check(ctx, ended_turn)
+    if state.status != "playing":
+        return
+    if state.phase == 0:
+        state.phase = 1
+    else:
+        state.phase = 0
+        state.turn += 1
+        if state.scenario.kind != "objective" and state.turn > state.options.turn_limit:
+            state.turn -= 1
+            game_over(ctx, None, f"the turn limit ({state.options.turn_limit}) is reached: a draw")
+            return
+    begin_phase(ctx)
+
+
+def defenders_near(state: TableState) -> list[TankState]:
+    """TTT-S3: defending tanks, neither Routed nor destroyed, within 12\" of the objective."""
+    if state.objective is None:
+        return []
+    radius = state.scenario.objective_radius
+    return [
+        t
+        for t in state.tanks.values()
+        if t.player == state.scenario.defender
+        and t.on_board
+        and t.morale != "routed"
+        and distance(t.pos, state.objective) <= radius
+    ]
+
+
+def objective_check(ctx: Context, ended_turn: int | None) -> None:
+    state = ctx.state
+    if state.scenario.kind != "objective":
+        return
+    near = defenders_near(state)
+    state.objective_clear_phases = 0 if near else state.objective_clear_phases + 1
+    if state.objective_clear_phases >= 2:
+        game_over(
+            ctx,
+            state.enemy_of(state.scenario.defender or ""),
+            "no defending tank within 12\" of the objective for a full turn: the attacker wins",
+        )
+        return
+    if ended_turn is not None and ended_turn >= state.scenario.objective_turns:
+        if near:
+            game_over(ctx, state.scenario.defender, f"the defender held the objective through turn {ended_turn}")
+        else:
+            ctx.rule("TTT-S3", "at the end of turn N with no defender near the objective, the attacker wins")
+            game_over(
+                ctx,
+                state.enemy_of(state.scenario.defender or ""),
+                f"no defender held the objective at the end of turn {ended_turn}: the attacker wins",
+            )
+
+
+def game_over(ctx: Context, winner: str | None, reason: str) -> None:
+    state = ctx.state
+    state.status = "over"
+    state.winner = winner
+    state.game_over_reason = reason
+    ctx.say(f"Game over: {reason}.")
+    clause = "TTT-S3" if state.scenario.kind == "objective" else "TTT-S1"
+    ctx.event("game_over", clause, f"Game over: {reason}", winner=winner)
+
+
+def check_elimination(ctx: Context) -> None:
+    """A side with no tank left in the game loses; both at once is a draw."""
+    state = ctx.state
+    if state.status != "playing":
+        return
+    alive = {p.id: any(t.player == p.id and t.in_play for t in state.tanks.values()) for p in state.players}
+    beaten = [p for p, ok in alive.items() if not ok]
+    if len(beaten) == 2:
+        game_over(ctx, None, "both sides are out of tanks: a draw")
+    elif beaten:
+        winner = state.enemy_of(beaten[0])
+        game_over(ctx, winner, f"{beaten[0]} has no tanks left: {winner} wins")

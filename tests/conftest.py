@@ -1,0 +1,13 @@
+"""pytest configuration: hypothesis profiles (CI runs the same examples every time)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=60, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", max_examples=100)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
