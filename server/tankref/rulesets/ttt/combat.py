@@ -86,7 +86,7 @@ def check_engage(
 def best_side(target: TankState) -> Side:
     """The strongest of Front, Side, Rear (ties go to the front)."""
     armour = target.card.armour
-    return max(("front", "side", "rear"), key=lambda s: (armour.of(s), s == "front"))  # type: ignore[return-value]
+    return max(("front", "side", "rear"), key=lambda s: (armour.of(s), s == "front"))
 
 
 def facing_to_present(side: Side, target: TankState, shooter: TankState) -> float:
@@ -283,6 +283,8 @@ def do_engage(ctx: Context, action: Engage) -> None:
         return
     outcome["hit"] = True
     ctx.say(f"{acc_line}: hit.")
+    if t.hit_turn != state.turn:
+        t.hit_by, t.hit_turn = (), state.turn  # TTT-MO2 (2) counts the game turn, both phases
     if s.id not in t.hit_by:
         if t.hit_by:
             ctx.trigger_morale(t.id, "hit by a second enemy tank this turn")

@@ -197,6 +197,8 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
         ):
             if blocked:
                 raise RulesError(code, clause, f"{tank.name} cannot move: {why}")
+        if not tank.on_table:
+            movement.check_entry_time(state, tank)  # TTT-S2/S3: reserves enter from turn two
         fast_ok = tank.morale != "shaken" and not tank.engine_damaged and not tank.recover_tried
         return {
             "from": [tank.start_x, tank.start_z],
@@ -231,7 +233,10 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
         movement.do_wait(ctx, Wait(tank_id=tank_id))
 
     out.append(_try("wait", wait_check))
-    out.append(_try("recover", lambda: morale.check_recover(state, Recover(tank_id=tank_id)) and None))
+    def recover_check() -> None:
+        morale.check_recover(state, Recover(tank_id=tank_id))
+
+    out.append(_try("recover", recover_check))
 
     def smoke_check() -> dict[str, Any]:
         usable = []

@@ -100,6 +100,14 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     ctx.event(
         "morale_check", clause, line, tank_id=tank_id, face=roll.face, before=old, after=new
     )
+    if new == "shaken" and old != "shaken" and tank.immobilized:
+        # Ruling: Shaken and Immobilized in either order is the TTT-MR4 situation.
+        tank.must_recover = True
+        ctx.rule(
+            "TTT-MR4",
+            f"{tank_label(tank)} is Immobilized and now Shaken: its next turn it may only try "
+            "to Recover; failure Routs it",
+        )
     if new == "routed" and old != "routed":
         tank.must_recover = False
         tank.waiting = False
@@ -162,6 +170,8 @@ def _lender(ctx: Context, tank: TankState, lender_id: str | None) -> TankState |
 
 def do_recover(ctx: Context, action: Recover) -> None:
     tank = check_recover(ctx.state, action)
+    if action.lender_id is not None and ctx.state.options.grizzled_reroll == "ask":
+        _lender(ctx, tank, action.lender_id)  # a bad lender_id is refused whatever the roll
     recover_attempt(ctx, tank, action.lender_id)
 
 

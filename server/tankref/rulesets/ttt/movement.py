@@ -40,14 +40,22 @@ def classify(state: TableState, tank: TankState, travelled: float) -> MoveKind:
     )
 
 
+def check_entry_time(state: TableState, tank: TankState) -> None:
+    """TTT-S2/S3: whether a tank off the table may drive on yet (shared with options_for)."""
+    scenario = state.scenario
+    if scenario.kind == "ambush" and tank.player == scenario.ambusher and state.turn < 2:
+        refuse("AMBUSH_NOT_YET", "TTT-S2", "the ambusher enters in its phase of turn two")
+    if scenario.kind == "objective" and tank.player == scenario.defender and state.turn < 2:
+        refuse("REINFORCEMENTS_NOT_YET", "TTT-S3", "the defender's reinforcements arrive from turn two")
+
+
 def _entry(state: TableState, tank: TankState, action: Move) -> tuple[float, str]:
     """A tank entering from off the table: the edge it crosses and how far it drove in."""
     scenario = state.scenario
     point = (action.x, action.z)
     own_edge = state.player(tank.player).edge
+    check_entry_time(state, tank)
     if scenario.kind == "ambush" and tank.player == scenario.ambusher:
-        if state.turn < 2:
-            refuse("AMBUSH_NOT_YET", "TTT-S2", "the ambusher enters in its phase of turn two")
         edge = state.area.nearest_edge(point)
         ambushed_edge = state.player(state.enemy_of(tank.player)).edge
         if edge == ambushed_edge:
@@ -59,9 +67,7 @@ def _entry(state: TableState, tank: TankState, action: Move) -> tuple[float, str
             )
     else:
         edge = own_edge
-        if scenario.kind == "objective" and tank.player == scenario.defender and state.turn < 2:
-            refuse("REINFORCEMENTS_NOT_YET", "TTT-S3", "the defender's reinforcements arrive from turn two")
-    depth = state.area.distance_to_edge(edge, point)  # type: ignore[arg-type]
+    depth = state.area.distance_to_edge(edge, point)
     if depth < 0:
         refuse("OFF_TABLE", "TTT-M1", "the entry point is off the table", field="x")
     return depth, edge
@@ -133,16 +139,32 @@ def do_move(ctx: Context, action: Move) -> None:
         for blocked, code, clause, why in fast_blockers:
             if blocked:
                 refuse(code, clause, f"{label} moved {travelled:.1f}\" (a Fast move): {why}", travelled=round(travelled, 2))
-    rotating_only = kind == "none" and not entering and turned(tank.start_facing, action.facing, options.facing_tolerance)
-    if rotating_only and not tank.best_armour_turned:
-        if tank.moved == "fast":
-            refuse("FACING_AFTER_FAST", "TTT-M2", f"{label} moved fast: its facing is fixed until its next turn")
+    if tank.moved == "fast" and not entering and same_spot and not same_facing:
+        # TTT-M2: turning on the spot after a Fast move (not just where the move ended).
+        refuse(
+            "FACING_AFTER_FAST",
+            "TTT-M2",
+            f"{label} moved fast: its facing is fixed until its next turn",
+        )
+    rotating_only = (
+        kind == "none"
+        and not entering
+        and turned(tank.start_facing, action.facing, options.facing_tolerance)
+    )
+    # TTT-F1: turning on the spot is the once-a-turn facing change. TTS reports a rotation
+    # in steps, so several turns in one phase are one change, measured from the facing the
+    # tank began its phase with; once the referee has used it (best armour) it is spent.
+    if kind == "none" and not entering and not same_facing and tank.best_armour_turned:
+        refuse("FACING_ALREADY_CHANGED", "TTT-F1", f"{label} already changed facing this turn")
+    if rotating_only:
         if tank.immobilized:
             refuse("IMMOBILIZED", "TTT-F1", f"{label} is Immobilized: it cannot turn on the spot")
         if tank.engaged:
-            refuse("MOVE_AFTER_ENGAGE", "TTT-M1", f"{label} has engaged: no facing change after the Engage")
-    elif rotating_only:
-        refuse("FACING_ALREADY_CHANGED", "TTT-F1", f"{label} already changed facing this turn")
+            refuse(
+                "MOVE_AFTER_ENGAGE",
+                "TTT-M1",
+                f"{label} has engaged: no facing change after the Engage",
+            )
 
     t = ctx.edit(tank.id)
     old = (t.x, t.z, t.facing)

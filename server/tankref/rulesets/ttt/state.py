@@ -39,23 +39,68 @@ class Options(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # TTT-E2 (option: arc width): half-widths of the front and rear arcs, degrees.
-    front_arc: float = Field(default=45.0, gt=0, lt=180, allow_inf_nan=False)
-    rear_arc: float = Field(default=45.0, gt=0, lt=180, allow_inf_nan=False)
-    # TTT-E3 (option: auto / never): the referee turns the target's best armour to the shot.
-    best_armour: Literal["auto", "never"] = "auto"
-    # TTT-E5 (option): Cover added to armour once, or "literal": also taken off the red dice.
-    cover: Literal["armour", "literal"] = "armour"
-    # TTT-SM3 (option: add): the strongest screen on the line applies, or all screens add.
-    smoke_stacking: Literal["strongest", "add"] = "strongest"
-    # TTT-CR1 (option: auto / ask): the Grizzled reroll spent by the referee, or as declared.
-    grizzled_reroll: Literal["auto", "ask"] = "auto"
-    # Table settings (not rulings): drift ignored when TTS reports a tank that did not move,
-    # deployment depth from the table edge, the game length.
-    move_tolerance: float = Field(default=0.25, ge=0, le=2, allow_inf_nan=False)
-    facing_tolerance: float = Field(default=2.0, ge=0, le=20, allow_inf_nan=False)
-    deploy_depth: float = Field(default=6.0, gt=0, le=48, allow_inf_nan=False)
-    turn_limit: int = Field(default=10, ge=1, le=200)
+    front_arc: float = Field(
+        default=45.0,
+        gt=0,
+        lt=180,
+        allow_inf_nan=False,
+        description="TTT-E2 (option: arc width): half-width of the front arc, degrees.",
+    )
+    rear_arc: float = Field(
+        default=45.0,
+        gt=0,
+        lt=180,
+        allow_inf_nan=False,
+        description="TTT-E2 (option: arc width): half-width of the rear arc, degrees.",
+    )
+    best_armour: Literal["auto", "never"] = Field(
+        default="auto",
+        description="TTT-E3: auto = the referee turns the target's best armour to the shot "
+        "(using its facing change); never = no turn.",
+    )
+    cover: Literal["armour", "literal"] = Field(
+        default="armour",
+        description="TTT-E5: armour = Cover added once, to the armour; literal = also taken "
+        "off the red dice.",
+    )
+    smoke_stacking: Literal["strongest", "add"] = Field(
+        default="strongest",
+        description="TTT-SM3: strongest = the strongest screen on the line applies; "
+        "add = screens add up.",
+    )
+    grizzled_reroll: Literal["auto", "ask"] = Field(
+        default="auto",
+        description="TTT-CR1: auto = the referee spends the Grizzled reroll where it can "
+        "change the outcome; ask = only where the action declares it.",
+    )
+    # Table settings rather than rulings.
+    move_tolerance: float = Field(
+        default=0.25,
+        ge=0,
+        le=2,
+        allow_inf_nan=False,
+        description="Inches of drift ignored when TTS reports a tank that did not move.",
+    )
+    facing_tolerance: float = Field(
+        default=2.0,
+        ge=0,
+        le=20,
+        allow_inf_nan=False,
+        description="Degrees of drift ignored when TTS reports a tank that did not turn.",
+    )
+    deploy_depth: float = Field(
+        default=6.0,
+        gt=0,
+        le=48,
+        allow_inf_nan=False,
+        description="TTT-S1: how far from its own edge a side deploys, inches.",
+    )
+    turn_limit: int = Field(
+        default=10,
+        ge=1,
+        le=200,
+        description="Turns before a Meeting Engagement or Ambush ends in a draw.",
+    )
 
     @model_validator(mode="after")
     def _arcs_fit(self) -> Options:
@@ -146,7 +191,10 @@ class TankState(BaseModel):
     recover_tried: bool = False
     smoke_popped: bool = False  # popped a reusable smoke: no Move or Engage (TTT-SM1)
     reroll_used: bool = False  # the Grizzled reroll (TTT-CR1)
-    hit_by: tuple[str, ...] = ()  # enemy tanks that hit it this turn (TTT-MO2 trigger 2)
+    # Enemy tanks that hit it in game turn ``hit_turn`` (TTT-MO2 trigger 2 counts the printed
+    # turn, both phases, not the tank's cycle).
+    hit_by: tuple[str, ...] = ()
+    hit_turn: int = 0
 
     @property
     def pos(self) -> Point:
@@ -188,7 +236,7 @@ class DeckState(BaseModel):
 class TableState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ruleset: Literal["ttt"] = RULESET
+    ruleset: Literal["ttt"] = "ttt"
     version: int = STATE_VERSION
     area: TableArea = TableArea()
     options: Options = Options()

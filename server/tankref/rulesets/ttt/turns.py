@@ -123,7 +123,6 @@ def begin_phase(ctx: Context) -> None:
         t.moved = "none"
         t.facing_changed = t.best_armour_turned = t.engaged = t.waiting = False
         t.recover_tried = t.smoke_popped = t.reroll_used = False
-        t.hit_by = ()
         if t.stunned == "next":
             t.stunned = "now"
             ctx.event("stunned", "TTT-E7", f"{tank_label(t)}'s crew is stunned this phase", tank_id=t.id)

@@ -1,0 +1,3 @@
+from tankref.cli import main
+
+raise SystemExit(main())
