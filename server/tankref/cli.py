@@ -23,7 +23,7 @@ def _cmd_cards(args: argparse.Namespace) -> int:
     for card in sorted(cards.tanks.values(), key=lambda c: (c.nation, c.id)):
         a = card.armour
         smoke = ", ".join(
-            f"{s.kind} -{s.strength}" + (f" {s.range:g}\"" if s.range else "") + f" x{s.uses}"
+            f"{s.kind} -{s.strength}" + (f' {s.range:g}"' if s.range else "") + f" x{s.uses}"
             for s in card.smoke
         )
         print(
@@ -31,7 +31,9 @@ def _cmd_cards(args: argparse.Namespace) -> int:
             f"{card.penetration:>3}  {a.front}/{a.side}/{a.rear}/{a.turret:<9} {smoke}"
         )
     deck = sum(c.count for c in cards.rules.deck)
-    print(f"\n{len(cards.tanks)} tank cards; dice: {', '.join(cards.rules.dice)}; deck: {deck} cards")
+    print(
+        f"\n{len(cards.tanks)} tank cards; dice: {', '.join(cards.rules.dice)}; deck: {deck} cards"
+    )
     return 0
 
 

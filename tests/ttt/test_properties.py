@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tankref.core.dice import SuppliedDice
@@ -34,9 +34,9 @@ from tankref.rulesets.ttt.actions import (
 )
 from tankref.rulesets.ttt.cards import default_cards
 from tankref.rulesets.ttt.engine import adjudicate, new_table
-from tankref.rulesets.ttt.selfplay import play_game
+from tankref.rulesets.ttt.selfplay import play_game, random_table
 from tankref.rulesets.ttt.sight import smoke_on_line
-from tankref.rulesets.ttt.state import Player, Scenario, TableState, TerrainPiece
+from tankref.rulesets.ttt.state import Scenario, TableState, TerrainPiece
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,6 @@ class Step:
 @lru_cache(maxsize=256)
 def game(seed: int) -> tuple[Step, ...]:
     """Every accepted action of the self-play game ``seed``, with the states around it."""
-    from tankref.rulesets.ttt.selfplay import random_table
-
     steps: list[Step] = []
     current = [random_table(seed)]
 
@@ -71,11 +69,11 @@ GAME_SEEDS = st.integers(min_value=0, max_value=2**31 - 1)
 
 def _setup_states() -> list[TableState]:
     """Two tables still in setup, so the setup actions' refusals are exercised too."""
-    meeting = new_table()
-    meeting = adjudicate(meeting, PlaceTank(tank_id="R1", card="tiger-i", player="Red", z=-22))
+    red = PlaceTank(tank_id="R1", card="tiger-i", player="Red", z=-22)
+    meeting = adjudicate(new_table(), red).state
     objective = new_table(scenario=Scenario(kind="objective", defender="Blue"))
     objective = adjudicate(objective, SetObjective(x=0, z=0)).state
-    return [meeting.state, objective]
+    return [meeting, objective]
 
 
 @lru_cache(maxsize=1)
@@ -114,7 +112,14 @@ terrain = st.builds(
 )
 
 ACTIONS: st.SearchStrategy[Action] = st.one_of(
-    st.builds(Move, tank_id=ids, x=coords, z=coords, facing=facings, hull_down=st.none() | st.booleans()),
+    st.builds(
+        Move,
+        tank_id=ids,
+        x=coords,
+        z=coords,
+        facing=facings,
+        hull_down=st.none() | st.booleans(),
+    ),
     st.builds(
         Engage,
         tank_id=ids,
@@ -159,6 +164,7 @@ DICE: st.SearchStrategy[SuppliedDice | None] = st.none() | st.builds(
 )
 
 
+@settings(deadline=None)  # a first example may build games: no per-example deadline
 @given(pick=st.integers(0, 10**6), action=ACTIONS, dice=DICE)
 def test_refused_action_leaves_state_unchanged(
     pick: int, action: Action, dice: SuppliedDice | None
@@ -182,14 +188,13 @@ def test_refused_action_leaves_state_unchanged(
 # --- 2. smoke only weakens (TTT-SM4) ----------------------------------------------------------
 
 
+@settings(deadline=None)  # a first example may build games: no per-example deadline
 @given(
     seed=GAME_SEEDS,
     a=st.tuples(st.floats(-36, 36), st.floats(-24, 24)),
     b=st.tuples(st.floats(-36, 36), st.floats(-24, 24)),
 )
-def test_smoke_only_weakens(
-    seed: int, a: tuple[float, float], b: tuple[float, float]
-) -> None:
+def test_smoke_only_weakens(seed: int, a: tuple[float, float], b: tuple[float, float]) -> None:
     """TTT-SM4: no screen ever gets stronger; a screen thins by exactly 1 at the start of its
     owner's phase and is otherwise unchanged; without a new screen the smoke penalty on any
     line of fire never grows from one state to the next."""
@@ -201,13 +206,12 @@ def test_smoke_only_weakens(
             assert isinstance(step.action, Smoke), step.action
             assert len(placed) == 1
         after = step.after
-        owner_phase_began = (
-            isinstance(step.action, EndPhase)
-            and after.status == "playing"
-            and after.active_player != step.before.active_player
-        )
+        began = [e.data["player"] for e in step.result.events if e.kind == "phase_started"]
+        assert len(began) <= 1
+        if began:
+            assert isinstance(step.action, EndPhase)
         for sid, screen in old.items():
-            decays = owner_phase_began and after.active_player == screen.owner
+            decays = began == [screen.owner]
             expected = screen.strength - 1 if decays else screen.strength
             if expected <= 0:
                 assert sid not in new, (seed, step.action)
@@ -218,14 +222,16 @@ def test_smoke_only_weakens(
             assert (new[sid].x, new[sid].z, new[sid].owner) == (screen.x, screen.z, screen.owner)
         if not placed:
             stacking = after.options.smoke_stacking
-            assert smoke_on_line(after.smoke, a, b, stacking)[0] <= smoke_on_line(
-                step.before.smoke, a, b, stacking
-            )[0]
+            assert (
+                smoke_on_line(after.smoke, a, b, stacking)[0]
+                <= smoke_on_line(step.before.smoke, a, b, stacking)[0]
+            )
 
 
 # --- 3. Grizzled crews make no morale checks (TTT-MO1) ------------------------------------------
 
 
+@settings(deadline=None)  # a first example may build games: no per-example deadline
 @given(seed=GAME_SEEDS)
 def test_grizzled_crew_never_gets_a_morale_result(seed: int) -> None:
     """TTT-MO1: over a random game no Grizzled crew is ever checked for morale: no
@@ -243,26 +249,28 @@ def test_grizzled_crew_never_gets_a_morale_result(seed: int) -> None:
             assert tank.morale == "ok" and not tank.must_recover, (seed, tank_id)
 
 
-def test_grizzled_crews_are_tested_by_the_games() -> None:
-    """TTT-MO1: the random games do reach the case (a Grizzled crew hit by a morale trigger
-    and the referee saying it makes no check), so the property above is not vacuous."""
-    notes = [
-        note
-        for seed in range(40)
-        for step in game(seed)
-        for note in step.result.rulings
-        if note.clause == "TTT-MO1"
-    ]
-    assert notes
+def test_the_games_reach_the_cases_the_properties_are_about() -> None:
+    """TTT-MO1, TTT-SM4, TTT-E7, TTT-MR2: the random games do reach each case the properties
+    here are about (a Grizzled crew meeting a morale trigger, smoke thinning and clearing,
+    tanks destroyed and driven off), so none of them holds vacuously."""
+    steps = [step for seed in range(40) for step in game(seed)]
+    clauses = {note.clause for step in steps for note in step.result.rulings}
+    events = {event.kind for step in steps for event in step.result.events}
+    assert "TTT-MO1" in clauses
+    assert {"smoke_decay", "smoke_gone", "morale_check", "rout_move", "damage"} <= events
+    finals = [game(seed)[-1].after for seed in range(40)]
+    assert any(t.destroyed for s in finals for t in s.tanks.values())
+    assert any(t.removed for s in finals for t in s.tanks.values())
 
 
 # --- 4. destroyed tanks never come back ---------------------------------------------------------
 
 
+@settings(deadline=None)  # a first example may build games: no per-example deadline
 @given(seed=GAME_SEEDS)
 def test_destroyed_tanks_never_come_back(seed: int) -> None:
     """TTT-E7 / TTT-MR2: once destroyed (or driven off the table) a tank stays so, never on
-    the board again, and it does not move, turn or act afterwards."""
+    the board again, and nothing about it changes afterwards: it does not move, turn or act."""
     for step in game(seed):
         for tank_id, old in step.before.tanks.items():
             if not (old.destroyed or old.removed):
@@ -272,7 +280,7 @@ def test_destroyed_tanks_never_come_back(seed: int) -> None:
             assert not new.on_board
             assert new.destroyed_by == old.destroyed_by
             assert (new.x, new.z, new.facing) == (old.x, old.z, old.facing), (seed, tank_id)
-            assert not new.engaged and not new.waiting
+            assert new == old, (seed, tank_id, step.action)  # frozen: nothing about it changes
             acted = step.result.action.get("tank_id")
             assert acted != tank_id, (seed, step.action)
 
@@ -280,6 +288,7 @@ def test_destroyed_tanks_never_come_back(seed: int) -> None:
 # --- 5. the dice counter only grows -------------------------------------------------------------
 
 
+@settings(deadline=None)  # a first example may build games: no per-example deadline
 @given(seed=GAME_SEEDS)
 def test_dice_counter_only_grows(seed: int) -> None:
     """Server dice: the generator's seed never changes and its counter never goes back; each
@@ -288,8 +297,8 @@ def test_dice_counter_only_grows(seed: int) -> None:
         old, new = step.before.dice, step.after.dice
         assert new.seed == old.seed
         assert new.counter >= old.counter
-        counters = [r.counter for r in step.result.rolls]
-        assert all(c is not None for c in counters)
+        assert all(r.counter is not None for r in step.result.rolls)
+        counters = [r.counter for r in step.result.rolls if r.counter is not None]
         assert counters == sorted(counters)
         assert len(set(counters)) == len(counters)
-        assert all(old.counter <= c < new.counter for c in counters if c is not None)
+        assert all(old.counter <= c < new.counter for c in counters)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tablekit import Game
-
 from tankref.rulesets.ttt.actions import Engage, Move
 
 

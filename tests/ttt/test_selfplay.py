@@ -10,12 +10,13 @@ import sys
 
 import pytest
 
+from tablekit import duel
 from tankref.core.errors import RulesError
 from tankref.core.results import Result
-from tankref.rulesets.ttt.actions import Action, Engage, Move, Recover, Smoke, Wait
+from tankref.rulesets.ttt.actions import Action, EndPhase, Engage, Move, Recover, Smoke, Wait
 from tankref.rulesets.ttt.engine import adjudicate, options_for
 from tankref.rulesets.ttt.selfplay import GameRecord, play_game, random_table
-from tankref.rulesets.ttt.state import TableState
+from tankref.rulesets.ttt.state import Options, Scenario, TableState
 
 SEEDS = range(30)
 
@@ -46,6 +47,40 @@ def test_thirty_games_end_in_victory_or_turn_limit(records: list[GameRecord]) ->
     # The sample is not degenerate: all three scenarios and both kinds of ending occur.
     assert {r.scenario for r in records} == {"meeting", "ambush", "objective"}
     assert {r.ending for r in records} >= {"turn_limit", "elimination", "objective"}
+
+
+def test_a_side_left_without_tanks_loses_even_on_the_last_turn(
+    records: list[GameRecord],
+) -> None:
+    """TTT-MR2/TTT-T1: when a side's last tank drives off (Routed) at the end of the last
+    turn, the other side wins; the turn limit is not judged first (found by seed 477, once a
+    draw). Checked over the self-play games too."""
+    g = duel("m5-stuart", options=Options(turn_limit=1), scenario=Scenario(first_player="Blue"))
+    assert g.state.active_player == "Blue"  # Blue takes the first phase (TTT-S1)
+    g.do(
+        Engage(tank_id="B1", target_id="R1"),
+        white=[5, 1, 1],
+        red=[3, 3, 1],
+        green=[6],
+        card="Glancing Blow",
+    )
+    assert g.tank("R1").morale == "routed"
+    g.do(EndPhase())  # Blue ends; Red's phase (the last of turn 1)
+    g.do(EndPhase())  # R1 drives 9" south from z=-20: off the table
+    assert g.tank("R1").removed
+    assert g.state.status == "over"
+    assert g.state.winner == "Blue", g.state.game_over_reason
+    assert g.last is not None and g.state.turn == 1
+    assert not any(e.kind == "phase_started" for e in g.last.events)  # no new phase begins
+    for rec in [*records, play_game(477), play_game(750)]:
+        state = rec.final
+        out = [
+            p.id
+            for p in state.players
+            if not any(t.player == p.id and t.in_play for t in state.tanks.values())
+        ]
+        if out:
+            assert rec.ending == "elimination" and rec.winner == state.enemy_of(out[0]), rec.seed
 
 
 def test_bot_moves_are_rarely_refused(records: list[GameRecord]) -> None:

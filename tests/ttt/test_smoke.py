@@ -291,3 +291,19 @@ def test_ttt_sm4_smoke_decays_on_its_owners_clock() -> None:
     assert strengths(g) == [1]
     g.do(EndPhase())  # Blue's phase of turn 2
     assert g.state.smoke == ()
+
+
+def test_sm1_smoke_is_laid_at_most_once_a_turn() -> None:
+    """TTT-SM1 ruling: a tank lays smoke once a turn, even with a reusable ability; the next
+    turn it may lay it again."""
+    g = duel(red_card="m4a1-sherman")
+    g.do(Smoke(tank_id="R1", ability=_mortar_name(g), x=0.0, z=-12.0))
+    g.refused(Smoke(tank_id="R1", ability=_mortar_name(g), x=0.0, z=-10.0), "SMOKE_ONCE_PER_TURN")
+    g.do(EndPhase())
+    g.do(EndPhase())
+    g.do(Smoke(tank_id="R1", ability=_mortar_name(g), x=0.0, z=-10.0))
+    assert g.tank("R1").smoke_uses == {_mortar_name(g): 2}
+
+
+def _mortar_name(g: Game) -> str:
+    return next(s.name for s in g.tank("R1").card.smoke if s.kind == "mortar")

@@ -181,9 +181,7 @@ class DiceBag:
         else:
             for _ in range(count):
                 counter = self.state.counter
-                face = draw_number(
-                    self.state.seed, self.state.player_seeds, counter, spec.sides
-                )
+                face = draw_number(self.state.seed, self.state.player_seeds, counter, spec.sides)
                 self.state.counter = counter + 1
                 out.append(
                     Roll(

@@ -37,9 +37,7 @@ class Ruleset(Protocol):
 
     def load_state(self, text: str | bytes) -> BaseModel: ...
 
-    def adjudicate(
-        self, state: Any, action: Any, dice: SuppliedDice | None = None
-    ) -> Outcome: ...
+    def adjudicate(self, state: Any, action: Any, dice: SuppliedDice | None = None) -> Outcome: ...
 
 
 _REGISTRY: dict[str, Callable[[], Ruleset]] = {}

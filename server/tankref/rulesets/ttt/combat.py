@@ -50,7 +50,9 @@ def check_engage(
     if shooter.must_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
     if shooter.morale == "routed":
-        refuse("ROUTED", "TTT-MR2", f"{label} is Routed: it drives for its edge and does not Engage")
+        refuse(
+            "ROUTED", "TTT-MR2", f"{label} is Routed: it drives for its edge and does not Engage"
+        )
     if shooter.moved == "fast" and not shooter.card.engage_while_fast:
         refuse("ENGAGE_WHILE_FAST", "TTT-M2", f"{label} is Moving Fast and its card cannot Engage")
     if shooter.recover_tried:
@@ -60,7 +62,9 @@ def check_engage(
             f"{label} tried to Recover: no other action but a Normal Move this turn",
         )
     if shooter.smoke_popped:
-        refuse("ACTION_AFTER_SMOKE", "TTT-SM1", f"{label} popped reusable smoke: no Engage this turn")
+        refuse(
+            "ACTION_AFTER_SMOKE", "TTT-SM1", f"{label} popped reusable smoke: no Engage this turn"
+        )
     target = get_tank(state, target_id, "target_id")
     if target.player == shooter.player:
         refuse("TARGET_NOT_ENEMY", "TTT-E1", f"target_id: {tank_label(target)} is a friendly tank")
@@ -103,7 +107,9 @@ def facing_to_present(side: Side, target: TankState, shooter: TankState) -> floa
     return right
 
 
-def _reroll_allowed(ctx: Context, tank: TankState, stage: GrizzledUse, declared: GrizzledUse | None) -> bool:
+def _reroll_allowed(
+    ctx: Context, tank: TankState, stage: GrizzledUse, declared: GrizzledUse | None
+) -> bool:
     if not tank.grizzled or tank.reroll_used:
         return False
     if ctx.state.options.grizzled_reroll == "auto":
@@ -174,7 +180,7 @@ def do_engage(ctx: Context, action: Engage) -> None:
     outcome.update(
         shooter=s.id, target=t.id, range=round(line.range, 2), hit=False, penetrated=False
     )
-    ctx.say(f"{tank_label(s)} engages {tank_label(t)} at {line.range:.1f}\".")
+    ctx.say(f'{tank_label(s)} engages {tank_label(t)} at {line.range:.1f}".')
 
     # --- the side hit and the best-armour turn (TTT-E2, TTT-E3) ---------------------------
     reading = side_hit(options, s, t, line.hull_down)
@@ -258,7 +264,12 @@ def do_engage(ctx: Context, action: Engage) -> None:
     if line.smoke:
         stacking = options.smoke_stacking
         ruling = "screens add" if stacking == "add" else "the strongest screen on the line applies"
-        penalty("TTT-SM3", f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))", -line.smoke, ruling)
+        penalty(
+            "TTT-SM3",
+            f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))",
+            -line.smoke,
+            ruling,
+        )
     n_white = max(0, dice + sum(mods))
     outcome["accuracy_dice"] = n_white
     math_text = f"{dice}" + "".join(f" {m:+d}" for m in mods) + f" = {n_white} white"
@@ -276,7 +287,9 @@ def do_engage(ctx: Context, action: Engage) -> None:
         again = ctx.bag.reroll(ctx.bag.index_of(whites[0]), "Grizzled reroll")
         hit = HIT in again.icons
         acc_line += f", Grizzled reroll {again.face}"
-    if any(len([i for i in r.icons if i == HIT]) > 1 for r in ctx.bag.rolls if r.die == ACCURACY_DIE):
+    if any(
+        len([i for i in r.icons if i == HIT]) > 1 for r in ctx.bag.rolls if r.die == ACCURACY_DIE
+    ):
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
     if not hit:
         ctx.say(f"{acc_line}: miss.")
@@ -325,12 +338,20 @@ def do_engage(ctx: Context, action: Engage) -> None:
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
         f"Penetration: {red}" + "".join(f" {m:+d}" for m in pen_mods) + f" = {n_red} red vs "
-        f"{side} armour {armour_value}" + (f" + cover {cover}" if cover else "") + f" [{first_faces}]"
+        f"{side} armour {armour_value}"
+        + (f" + cover {cover}" if cover else "")
+        + f" [{first_faces}]"
     )
     if used:
         pen_line += f", {used} * reroll(s)"
-        ctx.rule("TTT-E6", "each * rerolls a non-penetrating die while the target is not yet penetrated")
-    if pool.pens < threshold and pool.slots and _reroll_allowed(ctx, s, "penetration", action.grizzled_reroll):
+        ctx.rule(
+            "TTT-E6", "each * rerolls a non-penetrating die while the target is not yet penetrated"
+        )
+    if (
+        pool.pens < threshold
+        and pool.slots
+        and _reroll_allowed(ctx, s, "penetration", action.grizzled_reroll)
+    ):
         _spend_reroll(ctx, s.id, "Penetration")
         slot = pool.weakest()
         new = ctx.bag.reroll(ctx.bag.index_of(pool.slots[slot]), "Grizzled reroll")

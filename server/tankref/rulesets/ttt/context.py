@@ -76,7 +76,9 @@ class Context:
         applies_to: ModifierTarget,
         ruling: str | None = None,
     ) -> Modifier:
-        mod = Modifier(clause=clause, label=label, amount=amount, applies_to=applies_to, ruling=ruling)
+        mod = Modifier(
+            clause=clause, label=label, amount=amount, applies_to=applies_to, ruling=ruling
+        )
         self.result.modifiers.append(mod)
         return mod
 

@@ -70,11 +70,17 @@ def new_table(
     for role in ("first_player", "ambusher", "defender"):
         who = getattr(scenario, role)
         if who is not None and who not in ids:
-            raise RulesError("UNKNOWN_PLAYER", "TTT-S1", f"scenario.{role}: {who!r} is not a player")
+            raise RulesError(
+                "UNKNOWN_PLAYER", "TTT-S1", f"scenario.{role}: {who!r} is not a player"
+            )
     if scenario.kind == "ambush" and scenario.ambusher is None:
-        raise RulesError("AMBUSHER_NEEDED", "TTT-S2", "scenario.ambusher: name the ambushing player")
+        raise RulesError(
+            "AMBUSHER_NEEDED", "TTT-S2", "scenario.ambusher: name the ambushing player"
+        )
     if scenario.kind == "objective" and scenario.defender is None:
-        raise RulesError("DEFENDER_NEEDED", "TTT-S3", "scenario.defender: name the defending player")
+        raise RulesError(
+            "DEFENDER_NEEDED", "TTT-S3", "scenario.defender: name the defending player"
+        )
     state = TableState(
         players=(players[0], players[1]),
         order=(players[0].id, players[1].id),
@@ -136,7 +142,13 @@ def adjudicate(
         after = new_state.tanks.get(tank_id)
         before = state.tanks.get(tank_id)
         if after is None:
-            ctx.result.changes.append(TankChange(tank_id=tank_id, name=before.name if before else tank_id, changes={"removed": [False, True]}))
+            ctx.result.changes.append(
+                TankChange(
+                    tank_id=tank_id,
+                    name=before.name if before else tank_id,
+                    changes={"removed": [False, True]},
+                )
+            )
             continue
         ctx.result.changes.append(_change(before, after, last))
     return Adjudication(new_state, ctx.result)
@@ -150,7 +162,11 @@ def _change(before: TankState | None, after: TankState, last: str | None) -> Tan
         if old != new:
             diff[name] = [old, new]
     return TankChange(
-        tank_id=after.id, name=after.name, changes=diff, markers=markers(after), tooltip=tooltip(after, last)
+        tank_id=after.id,
+        name=after.name,
+        changes=diff,
+        markers=markers(after),
+        tooltip=tooltip(after, last),
     )
 
 
@@ -233,6 +249,7 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
         movement.do_wait(ctx, Wait(tank_id=tank_id))
 
     out.append(_try("wait", wait_check))
+
     def recover_check() -> None:
         morale.check_recover(state, Recover(tank_id=tank_id))
 
@@ -244,11 +261,20 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
         for ability in tank.card.smoke:
             aim = (tank.x, tank.z) if ability.kind == "mortar" else (None, None)
             try:
-                smoke.check_smoke(state, Smoke(tank_id=tank_id, ability=ability.name, x=aim[0], z=aim[1]))
+                smoke.check_smoke(
+                    state, Smoke(tank_id=tank_id, ability=ability.name, x=aim[0], z=aim[1])
+                )
             except RulesError as err:
                 last = err
                 continue
-            usable.append({"ability": ability.name, "kind": ability.kind, "strength": ability.strength, "range": ability.range})
+            usable.append(
+                {
+                    "ability": ability.name,
+                    "kind": ability.kind,
+                    "strength": ability.strength,
+                    "range": ability.range,
+                }
+            )
         if not usable:
             raise last or RulesError("NO_SMOKE", "TTT-SM1", f"{tank.name}'s card has no smoke")
         return {"abilities": usable}

@@ -97,9 +97,7 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     elif result != "ok":
         line += f" Already {old.capitalize()}."
     ctx.say(line)
-    ctx.event(
-        "morale_check", clause, line, tank_id=tank_id, face=roll.face, before=old, after=new
-    )
+    ctx.event("morale_check", clause, line, tank_id=tank_id, face=roll.face, before=old, after=new)
     if new == "shaken" and old != "shaken" and tank.immobilized:
         # Ruling: Shaken and Immobilized in either order is the TTT-MR4 situation.
         tank.must_recover = True
@@ -122,12 +120,17 @@ def check_recover(state: TableState, action: Recover) -> TankState:
     if tank.morale == "ok" and not tank.must_recover:
         refuse("NOTHING_TO_RECOVER", "TTT-R1", f"{tank_label(tank)} is neither Shaken nor Routed")
     if tank.recover_tried:
-        refuse("RECOVER_ALREADY_TRIED", "TTT-R1", f"{tank_label(tank)} already tried to Recover this turn")
+        refuse(
+            "RECOVER_ALREADY_TRIED",
+            "TTT-R1",
+            f"{tank_label(tank)} already tried to Recover this turn",
+        )
     if tank.engaged:
         refuse(
             "RECOVER_AFTER_ENGAGE",
             "TTT-MR6",
-            f"{tank_label(tank)} engaged this turn: it may Recover only after no action but a Normal Move",
+            f"{tank_label(tank)} engaged this turn: it may Recover only after no action but a "
+            "Normal Move",
         )
     if tank.moved == "fast":
         refuse(
@@ -150,7 +153,10 @@ def _lender(ctx: Context, tank: TankState, lender_id: str | None) -> TankState |
     candidates = [
         t
         for t in sorted(ctx.state.tanks.values(), key=lambda t: t.id)
-        if t.player == tank.player and t.id != tank.id and t.on_board and t.grizzled
+        if t.player == tank.player
+        and t.id != tank.id
+        and t.on_board
+        and t.grizzled
         and not t.reroll_used
     ]
     if options.grizzled_reroll == "ask":

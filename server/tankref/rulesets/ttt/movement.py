@@ -32,8 +32,8 @@ def classify(state: TableState, tank: TankState, travelled: float) -> MoveKind:
     refuse(
         "MOVE_TOO_FAR",
         "TTT-M2",
-        f"{tank_label(tank)} moved {travelled:.1f}\": more than twice its Movement "
-        f"({2 * tank.movement:g}\")",
+        f'{tank_label(tank)} moved {travelled:.1f}": more than twice its Movement '
+        f'({2 * tank.movement:g}")',
         travelled=round(travelled, 2),
         normal=tank.movement,
         fast=2 * tank.movement,
@@ -46,7 +46,9 @@ def check_entry_time(state: TableState, tank: TankState) -> None:
     if scenario.kind == "ambush" and tank.player == scenario.ambusher and state.turn < 2:
         refuse("AMBUSH_NOT_YET", "TTT-S2", "the ambusher enters in its phase of turn two")
     if scenario.kind == "objective" and tank.player == scenario.defender and state.turn < 2:
-        refuse("REINFORCEMENTS_NOT_YET", "TTT-S3", "the defender's reinforcements arrive from turn two")
+        refuse(
+            "REINFORCEMENTS_NOT_YET", "TTT-S3", "the defender's reinforcements arrive from turn two"
+        )
 
 
 def _entry(state: TableState, tank: TankState, action: Move) -> tuple[float, str]:
@@ -84,7 +86,11 @@ def do_move(ctx: Context, action: Move) -> None:
     label = tank_label(tank)
     same_spot = distance(tank.pos, new) <= options.move_tolerance
     same_facing = not turned(tank.facing, action.facing, options.facing_tolerance)
-    if same_spot and same_facing and (action.hull_down is None or action.hull_down == tank.hull_down):
+    if (
+        same_spot
+        and same_facing
+        and (action.hull_down is None or action.hull_down == tank.hull_down)
+    ):
         ctx.say(f"{label}: no change.")  # TTS physics drift: nothing to adjudicate
         return
     if tank.player != state.active_player and tank.on_board:
@@ -107,11 +113,20 @@ def do_move(ctx: Context, action: Move) -> None:
     if tank.player != state.active_player:
         refuse("NOT_YOUR_PHASE", "TTT-T1", f"it is {state.active_player}'s phase")
     if not state.area.contains(new):
-        refuse("OFF_TABLE", "TTT-MR2", f"({action.x:g}, {action.z:g}) is off the table; only a Routed tank drives off", field="x")
+        refuse(
+            "OFF_TABLE",
+            "TTT-MR2",
+            f"({action.x:g}, {action.z:g}) is off the table; only a Routed tank drives off",
+            field="x",
+        )
     if tank.must_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
     if tank.morale == "routed":
-        refuse("ROUTED_MOVES_ITSELF", "TTT-MR2", f"{label} is Routed: the referee drives it toward its edge at the end of the phase")
+        refuse(
+            "ROUTED_MOVES_ITSELF",
+            "TTT-MR2",
+            f"{label} is Routed: the referee drives it toward its edge at the end of the phase",
+        )
 
     entering = not tank.on_table
     if entering:
@@ -122,9 +137,19 @@ def do_move(ctx: Context, action: Move) -> None:
 
     if kind != "none" or entering:
         blockers = [
-            (tank.engaged, "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged: a tank moves before it Engages"),
+            (
+                tank.engaged,
+                "MOVE_AFTER_ENGAGE",
+                "TTT-M1",
+                "it has engaged: a tank moves before it Engages",
+            ),
             (tank.waiting, "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait, Stopped"),
-            (tank.smoke_popped, "ACTION_AFTER_SMOKE", "TTT-SM1", "it popped reusable smoke this turn"),
+            (
+                tank.smoke_popped,
+                "ACTION_AFTER_SMOKE",
+                "TTT-SM1",
+                "it popped reusable smoke this turn",
+            ),
             (tank.immobilized, "IMMOBILIZED", "TTT-E7", "it is Immobilized"),
         ]
         for blocked, code, clause, why in blockers:
@@ -132,13 +157,33 @@ def do_move(ctx: Context, action: Move) -> None:
                 refuse(code, clause, f"{label} cannot move: {why}")
     if kind == "fast":
         fast_blockers = [
-            (tank.morale == "shaken", "SHAKEN_NO_FAST", "TTT-MR1", "a Shaken crew cannot Move Fast"),
-            (tank.engine_damaged, "ENGINE_NO_FAST", "TTT-E7", "its engine is damaged: no Move Fast"),
-            (tank.recover_tried, "ACTION_AFTER_RECOVER", "TTT-R1", "after a Recover only a Normal Move is allowed"),
+            (
+                tank.morale == "shaken",
+                "SHAKEN_NO_FAST",
+                "TTT-MR1",
+                "a Shaken crew cannot Move Fast",
+            ),
+            (
+                tank.engine_damaged,
+                "ENGINE_NO_FAST",
+                "TTT-E7",
+                "its engine is damaged: no Move Fast",
+            ),
+            (
+                tank.recover_tried,
+                "ACTION_AFTER_RECOVER",
+                "TTT-R1",
+                "after a Recover only a Normal Move is allowed",
+            ),
         ]
         for blocked, code, clause, why in fast_blockers:
             if blocked:
-                refuse(code, clause, f"{label} moved {travelled:.1f}\" (a Fast move): {why}", travelled=round(travelled, 2))
+                refuse(
+                    code,
+                    clause,
+                    f'{label} moved {travelled:.1f}" (a Fast move): {why}',
+                    travelled=round(travelled, 2),
+                )
     if tank.moved == "fast" and not entering and same_spot and not same_facing:
         # TTT-M2: turning on the spot after a Fast move (not just where the move ended).
         refuse(
@@ -182,13 +227,17 @@ def do_move(ctx: Context, action: Move) -> None:
     what = {"none": "stays put", "normal": "makes a Normal Move", "fast": "Moves Fast"}[kind]
     if rotating_only:
         what = "turns on the spot (its facing change this turn)"
-    ctx.say(f"{label} {what}: {travelled:.1f}\" of {t.movement:g}\" ({2 * t.movement:g}\" fast).")
+    ctx.say(f'{label} {what}: {travelled:.1f}" of {t.movement:g}" ({2 * t.movement:g}" fast).')
     ctx.rule(
         "TTT-M1",
         "a move is measured in a straight line from where the tank began its phase",
     )
     ctx.result.outcome.update(
-        tank_id=t.id, move=kind, travelled=round(travelled, 2), facing_change=rotating_only, before=list(old)
+        tank_id=t.id,
+        move=kind,
+        travelled=round(travelled, 2),
+        facing_change=rotating_only,
+        before=list(old),
     )
     if kind == "fast":
         ctx.event("moving_fast", "TTT-M2", f"{label} is Moving Fast", tank_id=t.id)
@@ -230,9 +279,11 @@ def rout_move(ctx: Context, tank_id: str) -> None:
         t.waiting = False
         text = f"{label} is Routed and drives off the {edge} edge: removed from play."
     else:
-        text = f"{label} is Routed and drives {t.movement:g}\" toward the {edge} edge."
+        text = f'{label} is Routed and drives {t.movement:g}" toward the {edge} edge.'
     ctx.say(text)
-    ctx.event("rout_move", "TTT-MR2", text, tank_id=t.id, x=t.x, z=t.z, facing=t.facing, removed=left)
+    ctx.event(
+        "rout_move", "TTT-MR2", text, tank_id=t.id, x=t.x, z=t.z, facing=t.facing, removed=left
+    )
 
 
 def rout_point(state: TableState, tank: TankState) -> tuple[float, float, bool]:

@@ -47,9 +47,10 @@ def tooltip(tank: TankState, last: str | None = None) -> str:
     card = tank.card
     a = card.armour
     lines = [
-        f"{card.name}: Move {card.movement:g}\", Acc {card.accuracy}, Pen {card.penetration}, "
+        f'{card.name}: Move {card.movement:g}", Acc {card.accuracy}, Pen {card.penetration}, '
         f"Armour F{a.front} S{a.side} R{a.rear} T{a.turret}",
-        f"Crew: {tank.crew.capitalize()}" + ("" if tank.morale == "ok" else f", {tank.morale.capitalize()}"),
+        f"Crew: {tank.crew.capitalize()}"
+        + ("" if tank.morale == "ok" else f", {tank.morale.capitalize()}"),
     ]
     status = markers(tank)
     if status:

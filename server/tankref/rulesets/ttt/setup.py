@@ -20,18 +20,33 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
         refuse("UNKNOWN_CARD", None, f"card: no tank card {action.card!r}", field="card")
     ids = [p.id for p in state.players]
     if action.player not in ids:
-        refuse("UNKNOWN_PLAYER", None, f"player: {action.player!r} is not at this table ({', '.join(ids)})", field="player")
+        refuse(
+            "UNKNOWN_PLAYER",
+            None,
+            f"player: {action.player!r} is not at this table ({', '.join(ids)})",
+            field="player",
+        )
     point = (action.x, action.z)
     edge = state.player(action.player).edge
     scenario = state.scenario
     reserve = action.reserve
     if scenario.kind == "ambush" and action.player == scenario.ambusher and not reserve:
-        refuse("AMBUSHER_OFF_TABLE", "TTT-S2", "the ambusher's tanks stay off the table until turn two (reserve = true)")
+        refuse(
+            "AMBUSHER_OFF_TABLE",
+            "TTT-S2",
+            "the ambusher's tanks stay off the table until turn two (reserve = true)",
+        )
     if scenario.kind == "objective" and action.player != scenario.defender and not reserve:
-        refuse("ATTACKER_ENTERS", "TTT-S3", "the attacker enters from its edge on turn one (reserve = true)")
+        refuse(
+            "ATTACKER_ENTERS",
+            "TTT-S3",
+            "the attacker enters from its edge on turn one (reserve = true)",
+        )
     if not reserve:
         if not state.area.contains(point):
-            refuse("OFF_TABLE", "TTT-S1", f"({action.x:g}, {action.z:g}) is off the table", field="x")
+            refuse(
+                "OFF_TABLE", "TTT-S1", f"({action.x:g}, {action.z:g}) is off the table", field="x"
+            )
         if scenario.kind == "objective" and action.player == scenario.defender:
             if state.objective is None:
                 refuse("OBJECTIVE_NOT_SET", "TTT-S3", "place the objective before the defenders")
@@ -39,21 +54,26 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
                 refuse(
                     "DEPLOY_ZONE",
                     "TTT-S3",
-                    f"defenders deploy around the objective, within {scenario.objective_radius:g}\"",
+                    f'defenders deploy around the objective, within {scenario.objective_radius:g}"',
                     field="x",
                 )
-            ctx.rule("TTT-S3", f"the defensive array is within {scenario.objective_radius:g}\" of the objective")
+            ctx.rule(
+                "TTT-S3",
+                f'the defensive array is within {scenario.objective_radius:g}" of the objective',
+            )
         else:
             depth = state.area.distance_to_edge(edge, point)
             if depth > state.options.deploy_depth:
                 refuse(
                     "DEPLOY_ZONE",
                     "TTT-S1",
-                    f"{action.player} deploys along the {edge} edge: within {state.options.deploy_depth:g}\" "
-                    f"of it, not {depth:.1f}\"",
+                    f"{action.player} deploys along the {edge} edge: within "
+                    f'{state.options.deploy_depth:g}" of it, not {depth:.1f}"',
                     field="z",
                 )
-            ctx.rule("TTT-S1", f"deployment along the own edge: within {state.options.deploy_depth:g}\"")
+            ctx.rule(
+                "TTT-S1", f'deployment along the own edge: within {state.options.deploy_depth:g}"'
+            )
     old = state.tanks.get(action.tank_id)
     tank = TankState(
         id=action.tank_id,
@@ -74,7 +94,11 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
         tank.crew, tank.crew_roll = old.crew, old.crew_roll  # re-placing keeps the rolled crew
     state.tanks[tank.id] = tank
     ctx.edit(tank.id)
-    where = "in reserve, off the table" if reserve else f"at ({action.x:g}, {action.z:g}) facing {tank.facing:g}°"
+    where = (
+        "in reserve, off the table"
+        if reserve
+        else f"at ({action.x:g}, {action.z:g}) facing {tank.facing:g}°"
+    )
     ctx.say(f"{tank_label(tank)} ({card.name}) for {action.player}, {where}.")
 
 
@@ -110,7 +134,9 @@ def do_crew_roll(ctx: Context, action: CrewRoll) -> None:
     if action.tank_id is not None:
         tank = get_tank(state, action.tank_id)
         if tank.crew != "unknown":
-            refuse("CREW_ALREADY_ROLLED", "TTT-C1", f"{tank_label(tank)}'s crew is already {tank.crew}")
+            refuse(
+                "CREW_ALREADY_ROLLED", "TTT-C1", f"{tank_label(tank)}'s crew is already {tank.crew}"
+            )
         todo = [tank]
     else:
         todo = sorted((t for t in state.tanks.values() if t.crew == "unknown"), key=lambda t: t.id)
@@ -122,7 +148,13 @@ def do_crew_roll(ctx: Context, action: CrewRoll) -> None:
         if crew.grizzled:
             t.crew = "grizzled"
             ctx.say(f"{tank_label(t)}: Grizzled crew (its card).")
-            ctx.event("crew", "TTT-C1", f"{tank_label(t)} is Grizzled by its card", tank_id=t.id, crew="grizzled")
+            ctx.event(
+                "crew",
+                "TTT-C1",
+                f"{tank_label(t)} is Grizzled by its card",
+                tank_id=t.id,
+                crew="grizzled",
+            )
             continue
         roll = ctx.bag.roll(MORALE_DIE, 1, f"for the crew of {tank_label(t)}")[0]
         total = roll.face + crew.modifier
@@ -132,4 +164,6 @@ def do_crew_roll(ctx: Context, action: CrewRoll) -> None:
         t.crew = "grizzled" if total >= GRIZZLED_ON else "scared"
         mod = f" {crew.modifier:+d} = {total}" if crew.modifier else ""
         ctx.say(f"{tank_label(t)}: crew roll {roll.face}{mod}: {t.crew.capitalize()}.")
-        ctx.event("crew", "TTT-C1", f"{tank_label(t)} is {t.crew}", tank_id=t.id, crew=t.crew, roll=total)
+        ctx.event(
+            "crew", "TTT-C1", f"{tank_label(t)} is {t.crew}", tank_id=t.id, crew=t.crew, roll=total
+        )

@@ -125,7 +125,9 @@ class SideReading:
     note: str | None = None  # a boundary ruling, when one was needed
 
 
-def side_hit(options: Options, shooter: TankState, target: TankState, hull_down: bool) -> SideReading:
+def side_hit(
+    options: Options, shooter: TankState, target: TankState, hull_down: bool
+) -> SideReading:
     """TTT-E2: the side the shot strikes, by the shooter's bearing from the target's facing."""
     rel = relative_bearing(target.facing, target.pos, shooter.pos)
     if hull_down:

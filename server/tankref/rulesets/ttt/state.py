@@ -189,6 +189,7 @@ class TankState(BaseModel):
     engaged: bool = False
     waiting: bool = False
     recover_tried: bool = False
+    smoked: bool = False  # laid smoke this turn: once a turn (ruling on TTT-SM1)
     smoke_popped: bool = False  # popped a reusable smoke: no Move or Engage (TTT-SM1)
     reroll_used: bool = False  # the Grizzled reroll (TTT-CR1)
     # Enemy tanks that hit it in game turn ``hit_turn`` (TTT-MO2 trigger 2 counts the printed

@@ -46,7 +46,9 @@ def require_own_phase(state: TableState, tank_id: str) -> TankState:
             active_player=state.active_player,
         )
     if tank.stunned == "now":
-        refuse("CREW_STUNNED", "TTT-E7", f"{tank_label(tank)}'s crew is stunned: no action this phase")
+        refuse(
+            "CREW_STUNNED", "TTT-E7", f"{tank_label(tank)}'s crew is stunned: no action this phase"
+        )
     return tank
 
 
@@ -122,10 +124,12 @@ def begin_phase(ctx: Context) -> None:
         t.start_x, t.start_z, t.start_facing = t.x, t.z, t.facing
         t.moved = "none"
         t.facing_changed = t.best_armour_turned = t.engaged = t.waiting = False
-        t.recover_tried = t.smoke_popped = t.reroll_used = False
+        t.recover_tried = t.smoked = t.smoke_popped = t.reroll_used = False
         if t.stunned == "next":
             t.stunned = "now"
-            ctx.event("stunned", "TTT-E7", f"{tank_label(t)}'s crew is stunned this phase", tank_id=t.id)
+            ctx.event(
+                "stunned", "TTT-E7", f"{tank_label(t)}'s crew is stunned this phase", tank_id=t.id
+            )
         elif t.stunned == "now":
             t.stunned = "no"
     # TTT-SM4: a -1 screen is gone at the start of its owner's next phase; a -2 becomes -1.
@@ -137,11 +141,25 @@ def begin_phase(ctx: Context) -> None:
         left = screen.strength - 1
         if left > 0:
             screens.append(screen.model_copy(update={"strength": left}))
-            ctx.event("smoke_decay", "TTT-SM4", f"Smoke {screen.id} thins to -{left}", smoke_id=screen.id, strength=left)
+            ctx.event(
+                "smoke_decay",
+                "TTT-SM4",
+                f"Smoke {screen.id} thins to -{left}",
+                smoke_id=screen.id,
+                strength=left,
+            )
         else:
-            ctx.event("smoke_gone", "TTT-SM4", f"Smoke {screen.id} clears", smoke_id=screen.id, strength=0)
+            ctx.event(
+                "smoke_gone", "TTT-SM4", f"Smoke {screen.id} clears", smoke_id=screen.id, strength=0
+            )
     state.smoke = tuple(screens)
-    ctx.event("phase_started", "TTT-T1", f"Turn {state.turn}: {player}'s phase", turn=state.turn, player=player)
+    ctx.event(
+        "phase_started",
+        "TTT-T1",
+        f"Turn {state.turn}: {player}'s phase",
+        turn=state.turn,
+        player=player,
+    )
 
 
 def do_end_phase(ctx: Context, action: EndPhase) -> None:
@@ -151,17 +169,29 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
     require_playing(state)
     player = state.active_player
     if action.player is not None and action.player != player:
-        refuse("NOT_YOUR_PHASE", "TTT-T1", f"player: it is {player}'s phase, not {action.player}'s", field="player")
+        refuse(
+            "NOT_YOUR_PHASE",
+            "TTT-T1",
+            f"player: it is {player}'s phase, not {action.player}'s",
+            field="player",
+        )
     for tank in sorted(state.tanks.values(), key=lambda t: t.id):
         if tank.player != player or not tank.on_board:
             continue
         if tank.must_recover and not tank.recover_tried:
-            ctx.rule("TTT-MR4", f"{tank_label(tank)} did not try to Recover: the referee rolls it now")
+            ctx.rule(
+                "TTT-MR4", f"{tank_label(tank)} did not try to Recover: the referee rolls it now"
+            )
             recover_attempt(ctx, tank, None)
         tank = ctx.state.tanks[tank.id]
         if tank.on_board and tank.morale == "routed" and not tank.immobilized:
             rout_move(ctx, tank.id)
     ctx.say(f"{player} ends the phase.")
+    # A Routed tank driving off (or bailing out) may leave a side with no tanks: the game ends
+    # here, before the objective or the turn limit is judged and before a new phase begins.
+    check_elimination(ctx)
+    if state.status != "playing":
+        return
     ended_turn = state.turn if state.phase == 1 else None
     objective_check(ctx, ended_turn)
     if state.status != "playing":
@@ -203,18 +233,26 @@ def objective_check(ctx: Context, ended_turn: int | None) -> None:
         game_over(
             ctx,
             state.enemy_of(state.scenario.defender or ""),
-            "no defending tank within 12\" of the objective for a full turn: the attacker wins",
+            'no defending tank within 12" of the objective for a full turn: the attacker wins',
         )
         return
     if ended_turn is not None and ended_turn >= state.scenario.objective_turns:
         if near:
-            game_over(ctx, state.scenario.defender, f"the defender held the objective through turn {ended_turn}")
+            game_over(
+                ctx,
+                state.scenario.defender,
+                f"the defender held the objective through turn {ended_turn}",
+            )
         else:
-            ctx.rule("TTT-S3", "at the end of turn N with no defender near the objective, the attacker wins")
+            ctx.rule(
+                "TTT-S3",
+                "at the end of turn N with no defender near the objective, the attacker wins",
+            )
             game_over(
                 ctx,
                 state.enemy_of(state.scenario.defender or ""),
-                f"no defender held the objective at the end of turn {ended_turn}: the attacker wins",
+                f"no defender held the objective at the end of turn {ended_turn}: "
+                "the attacker wins",
             )
 
 
@@ -233,7 +271,10 @@ def check_elimination(ctx: Context) -> None:
     state = ctx.state
     if state.status != "playing":
         return
-    alive = {p.id: any(t.player == p.id and t.in_play for t in state.tanks.values()) for p in state.players}
+    alive = {
+        p.id: any(t.player == p.id and t.in_play for t in state.tanks.values())
+        for p in state.players
+    }
     beaten = [p for p, ok in alive.items() if not ok]
     if len(beaten) == 2:
         game_over(ctx, None, "both sides are out of tanks: a draw")
