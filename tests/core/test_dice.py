@@ -151,11 +151,11 @@ def test_counter_advances_one_per_die() -> None:
     """The counter goes up by exactly one per die rolled (and per deck-shuffle number)."""
     b = bag(counter=10)
     rolled = b.roll("white", 4, "for Accuracy")
-    assert [r.counter for r in rolled] == [10, 11, 12, 13] and b.state.counter == 14
+    assert [r.counter for r in rolled] == [10, 11, 12, 13] and b.settled_state().counter == 14
     b.roll("green", 1, "for morale")
-    assert b.state.counter == 15
+    assert b.settled_state().counter == 15
     n = b.uniform(20)
-    assert 0 <= n < 20 and b.state.counter == 16
+    assert 0 <= n < 20 and b.settled_state().counter == 16
     assert n == draw_number("dice-tests", (), 15, 20) - 1
 
 

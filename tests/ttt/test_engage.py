@@ -1026,16 +1026,18 @@ def test_e7_deck_without_replacement_and_reshuffled_after_20() -> None:
     assert [e.data["shuffles"] for e in result.events if e.kind == "deck_shuffled"] == [2]
 
 
-def test_e7_first_draw_shuffles_and_undeclared_draw_takes_the_top_card() -> None:
-    """TTT-E7: the first penetration shuffles a full deck; a draw without a named card takes
-    the top of the table's pile."""
+def test_e7_first_draw_shuffles_and_undeclared_draw_comes_from_what_is_left() -> None:
+    """TTT-E7: the first penetration shuffles a full deck; a draw without a named card is a
+    card left in the table's pile (at random, from the table's generator), removed from it."""
     g = table(R1, B1, ("R2", "tiger-i", "Red", 10.0, -20.0, 0.0), grizzled=("B1",))
     first = penetrate(g, "Glancing Blow")
     assert [e.kind for e in first.events if e.kind == "deck_shuffled"] == ["deck_shuffled"]
     pile = g.state.deck.draw_pile
     assert len(pile) == 19 and Counter(pile) == Counter(HOUSE_DECK) - Counter({"Glancing Blow": 1})
-    top = pile[0]
+    counter = g.state.dice.counter
     result = g.do(Engage(tank_id="R2", target_id="B1"), white=ONE_HIT, red=FIVE_PEN)
-    assert result.outcome["damage_card"] == top
-    assert g.state.deck.draw_pile == pile[1:]
-    assert g.state.deck.discard == ("Glancing Blow", top)
+    drawn = result.outcome["damage_card"]
+    assert drawn in pile
+    assert Counter(g.state.deck.draw_pile) == Counter(pile) - Counter({drawn: 1})
+    assert g.state.deck.discard == ("Glancing Blow", drawn)
+    assert g.state.dice.counter == counter + 1  # one number from the generator per card

@@ -9,6 +9,7 @@ enough, the engine says exactly which dice it needs and changes nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -85,17 +86,26 @@ class DiceState(BaseModel):
 _MASK32 = 1 << 32
 
 
+@functools.lru_cache(maxsize=256)
+def _keyed(seed: str, player_seeds: tuple[str, ...]) -> hmac.HMAC:
+    """The HMAC keyed with the table's seed, player seeds already fed in (a hot path)."""
+    mac = hmac.new(seed.encode(), digestmod=hashlib.sha256)
+    mac.update(b"".join(len(s).to_bytes(2, "big") + s.encode() for s in player_seeds))
+    return mac
+
+
 def draw_number(seed: str, player_seeds: Sequence[str], counter: int, sides: int) -> int:
-    """A uniform number in 1..sides for this counter: HMAC-SHA256, rejection sampled."""
+    """A uniform number in 1..sides for this counter: HMAC-SHA256 over the player seeds
+    (each length-prefixed), the counter and an attempt number, rejection sampled."""
     if sides < 1:
         raise ValueError("sides must be positive")
-    key = seed.encode()
-    prefix = b"".join(len(s).to_bytes(2, "big") + s.encode() for s in player_seeds)
+    keyed = _keyed(seed, tuple(player_seeds))
     limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
     attempt = 0
     while True:
-        msg = prefix + counter.to_bytes(8, "big") + attempt.to_bytes(4, "big")
-        digest = hmac.new(key, msg, hashlib.sha256).digest()
+        mac = keyed.copy()
+        mac.update(counter.to_bytes(8, "big") + attempt.to_bytes(4, "big"))
+        digest = mac.digest()
         for i in range(0, 32, 4):
             value = int.from_bytes(digest[i : i + 4], "big")
             if value < limit:
@@ -132,6 +142,7 @@ class DiceBag:
         self._used: dict[str, int] = {}
         self.damage_card = supplied.damage_card if supplied else None
         self.damage_card_taken = False
+        self.counter = state.counter  # kept here on the hot path; see ``settled_state``
         if supplied is not None:
             self._queues = {}
             for name, faces in supplied.faces.items():
@@ -179,10 +190,11 @@ class DiceBag:
                     )
                 )
         else:
+            state = self.state
             for _ in range(count):
-                counter = self.state.counter
-                face = draw_number(self.state.seed, self.state.player_seeds, counter, spec.sides)
-                self.state.counter = counter + 1
+                counter = self.counter
+                face = draw_number(state.seed, state.player_seeds, counter, spec.sides)
+                self.counter = counter + 1
                 out.append(
                     Roll(
                         die=die,
@@ -210,9 +222,15 @@ class DiceBag:
 
     def uniform(self, n: int) -> int:
         """A number in 0..n-1 from the table's generator (deck shuffles; never table dice)."""
-        counter = self.state.counter
-        self.state.counter = counter + 1
+        counter = self.counter
+        self.counter = counter + 1
         return draw_number(self.state.seed, self.state.player_seeds, counter, n) - 1
+
+    def settled_state(self) -> DiceState:
+        """The generator's state after this adjudication's draws."""
+        if self.state.counter != self.counter:
+            self.state.counter = self.counter
+        return self.state
 
     def take_damage_card(self) -> str | None:
         """The damage card the table drew by hand, if it supplied one."""

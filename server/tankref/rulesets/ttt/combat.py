@@ -378,22 +378,22 @@ def do_engage(ctx: Context, action: Engage) -> None:
 
 
 def draw_damage_card(ctx: Context) -> DamageCard:
-    """Without replacement from the table's deck; a full deck reshuffled when empty."""
+    """Without replacement from the table's deck; a full deck is shuffled in when it is empty.
+
+    Drawing a uniformly random card from what is left is the same as drawing the top card of
+    a shuffled pile, and costs the generator one number per card instead of a whole shuffle.
+    """
     state = ctx.state
     deck = state.deck.model_copy()
     if not deck.draw_pile:
-        cards = state.rules.full_deck()
-        for i in range(len(cards) - 1, 0, -1):  # Fisher-Yates on the table's generator
-            j = ctx.bag.uniform(i + 1)
-            cards[i], cards[j] = cards[j], cards[i]
-        deck.draw_pile = tuple(cards)
+        deck.draw_pile = tuple(state.rules.full_deck())
         deck.discard = ()
         deck.shuffles += 1
         ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
     chosen = ctx.bag.take_damage_card()
     pile = list(deck.draw_pile)
     if chosen is None:
-        name = pile.pop(0)
+        name = pile.pop(ctx.bag.uniform(len(pile)))
     else:
         if chosen not in pile:
             refuse(

@@ -135,7 +135,7 @@ def adjudicate(
         turns.check_elimination(ctx)
     ctx.bag.finish()
     new_state = ctx.state
-    new_state.dice = ctx.bag.state
+    new_state.dice = ctx.bag.settled_state()
     ctx.result.rolls = ctx.bag.rolls
     last = ctx.result.summary[-1] if ctx.result.summary else None
     for tank_id in ctx.edited:

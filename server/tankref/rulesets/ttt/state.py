@@ -229,7 +229,7 @@ class DeckState(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    draw_pile: tuple[str, ...] = ()  # top card first; empty = shuffle at the next draw
+    draw_pile: tuple[str, ...] = ()  # cards left, drawn at random; empty = shuffle a full deck
     discard: tuple[str, ...] = ()
     shuffles: int = 0
 
