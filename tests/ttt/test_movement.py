@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tablekit import Game, duel
 from tankref.rulesets.ttt.actions import EndPhase, Engage, Move, Smoke, Wait
+from tankref.rulesets.ttt.engine import Option, options_for
 from tankref.rulesets.ttt.presentation import markers
 
 MISS_R1 = [1, 1, 1, 1]  # tiger-i, 4 white dice, all blank
@@ -373,3 +374,32 @@ def test_ttt_t1_turn_flags_last_through_the_enemy_phase_and_reset_at_the_owners(
     assert (r1.start_x, r1.start_z) == (0, -16)  # the next move is measured from here
     r = g.do(move("R1", 0, -11, 0))
     assert r.outcome["move"] == "normal"
+
+
+def _move_option(g: Game, tank_id: str = "R1") -> Option:
+    (option,) = [o for o in options_for(g.state, tank_id) if o.kind == "move"]
+    return option
+
+
+def test_ttt_m1_m2_f1_options_say_how_far_and_whether_it_may_turn() -> None:
+    """TTT-M1/TTT-M2/TTT-F1: what may this tank do now: Normal and Fast distances and the
+    turn on the spot, each withdrawn as the tank spends them; nothing changes in the state."""
+    g = duel()
+    before = g.state.model_dump_json()
+    detail = _move_option(g).detail
+    assert detail == {
+        "from": [0.0, -20.0],
+        "normal": 5.0,
+        "fast": 10.0,
+        "pivot": True,
+        "entry_edges": None,
+    }
+    assert g.state.model_dump_json() == before
+    g.do(move("R1", 0, -12, 0))  # 8": Moving Fast
+    detail = _move_option(g).detail
+    assert detail is not None and detail["pivot"] is False and detail["normal"] == 5.0
+    g.do(move("R1", 0, -20, 0))  # back where it began: stopped again
+    g.do(Engage(tank_id="R1", target_id="B1"), white=[1, 1, 1, 1])
+    option = _move_option(g)
+    assert not option.allowed and option.code == "MOVE_AFTER_ENGAGE"
+    assert option.clause == "TTT-M1"

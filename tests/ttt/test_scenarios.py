@@ -24,7 +24,7 @@ from tankref.rulesets.ttt.actions import (
     StartGame,
 )
 from tankref.rulesets.ttt.cards import load_cards
-from tankref.rulesets.ttt.engine import adjudicate, new_table
+from tankref.rulesets.ttt.engine import adjudicate, new_table, options_for
 from tankref.rulesets.ttt.state import Options, Scenario
 
 
@@ -470,3 +470,28 @@ def test_ttt_c1_crew_roll_is_for_setup_only() -> None:
     with pytest.raises(RulesError) as info:
         g.do(CrewRoll(tank_id="R1"), green=[6])
     assert info.value.code == "SETUP_OVER"
+
+
+def test_ttt_s2_entering_tank_dragged_again_is_measured_from_where_it_crossed_the_edge() -> None:
+    """TTT-S2 ruling: a tank that entered this phase and is dragged on is still measured from
+    the point where it crossed the edge, so two drags cannot add up to more than its move."""
+    g = ambush()
+    end_phase(g, 3)
+    g.do(Move(tank_id="B1", x=33, z=0, facing=270))  # 3" in from the east edge
+    r = g.do(Move(tank_id="B1", x=27, z=0, facing=270))
+    assert (r.outcome["travelled"], r.outcome["move"]) == (9.0, "fast")
+    g.refused(Move(tank_id="B1", x=23, z=0, facing=270), "MOVE_TOO_FAR")
+
+
+def test_ttt_s2_options_name_the_edges_the_ambusher_may_enter_from() -> None:
+    """TTT-S2: what the referee offers a reserve tank: every edge but the ambushed side's."""
+    g = ambush()
+    (move_option,) = [o for o in options_for(g.state, "B1") if o.kind == "move"]
+    assert not move_option.allowed and move_option.code == "NOT_YOUR_PHASE"
+    end_phase(g, 1)
+    (move_option,) = [o for o in options_for(g.state, "B1") if o.kind == "move"]
+    assert not move_option.allowed and move_option.code == "AMBUSH_NOT_YET"
+    end_phase(g, 2)
+    (move_option,) = [o for o in options_for(g.state, "B1") if o.kind == "move"]
+    assert move_option.allowed and move_option.detail is not None
+    assert sorted(move_option.detail["entry_edges"]) == ["east", "north", "west"]

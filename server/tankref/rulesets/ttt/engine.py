@@ -200,26 +200,19 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
     out: list[Option] = []
 
     def move_check() -> dict[str, Any]:
-        turns.require_own_phase(state, tank_id) if tank.on_table else turns.require_playing(state)
-        for blocked, code, clause, why in (
-            (tank.engaged, "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged"),
-            (tank.waiting, "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait"),
-            (tank.immobilized, "IMMOBILIZED", "TTT-E7", "it is Immobilized"),
-            (tank.must_recover, "MUST_RECOVER", "TTT-MR4", "it may only Recover"),
-            (tank.morale == "routed", "ROUTED_MOVES_ITSELF", "TTT-MR2", "the referee drives it"),
-            (tank.smoke_popped, "ACTION_AFTER_SMOKE", "TTT-SM1", "it popped reusable smoke"),
-            (tank.destroyed or tank.removed, "TANK_DESTROYED", "TTT-E7", "it is out of the game"),
-            (tank.player != state.active_player, "NOT_YOUR_PHASE", "TTT-T1", "not its phase"),
-        ):
-            if blocked:
-                raise RulesError(code, clause, f"{tank.name} cannot move: {why}")
-        if not tank.on_table:
-            movement.check_entry_time(state, tank)  # TTT-S2/S3: reserves enter from turn two
-        fast_ok = tank.morale != "shaken" and not tank.engine_damaged and not tank.recover_tried
+        movement.check_may_drive(state, tank)
+        drive = movement.drive_blocker(tank)
+        fast = movement.fast_blocker(tank)
+        pivot = movement.pivot_blocker(tank)
+        if drive and pivot:
+            code, clause, why = drive
+            raise RulesError(code, clause, f"{tank.name} cannot move: {why}")
         return {
             "from": [tank.start_x, tank.start_z],
-            "normal": tank.movement,
-            "fast": 2 * tank.movement if fast_ok else None,
+            "normal": None if drive else tank.movement,
+            "fast": None if drive or fast else 2 * tank.movement,
+            "pivot": pivot is None,
+            "entry_edges": None if tank.on_table else movement.entry_edges(state, tank),
         }
 
     out.append(_try("move", move_check))

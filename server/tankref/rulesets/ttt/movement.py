@@ -9,11 +9,15 @@ drives where it points; turning on the spot is the once-a-turn facing change (TT
 
 from __future__ import annotations
 
-from tankref.core.geometry import distance, signed_angle
+from dataclasses import dataclass
+
+from tankref.core.geometry import Edge, Point, distance, signed_angle
 from tankref.rulesets.ttt.actions import Move, Wait
 from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
 from tankref.rulesets.ttt.state import MoveKind, TableState, TankState
 from tankref.rulesets.ttt.turns import require_own_phase, require_playing
+
+EDGES: tuple[Edge, ...] = ("south", "north", "west", "east")
 
 
 def turned(a: float, b: float, tolerance: float) -> bool:
@@ -41,7 +45,7 @@ def classify(state: TableState, tank: TankState, travelled: float) -> MoveKind:
 
 
 def check_entry_time(state: TableState, tank: TankState) -> None:
-    """TTT-S2/S3: whether a tank off the table may drive on yet (shared with options_for)."""
+    """TTT-S2/S3: whether a tank off the table may drive on yet."""
     scenario = state.scenario
     if scenario.kind == "ambush" and tank.player == scenario.ambusher and state.turn < 2:
         refuse("AMBUSH_NOT_YET", "TTT-S2", "the ambusher enters in its phase of turn two")
@@ -51,74 +55,25 @@ def check_entry_time(state: TableState, tank: TankState) -> None:
         )
 
 
-def _entry(state: TableState, tank: TankState, action: Move) -> tuple[float, str]:
-    """A tank entering from off the table: the edge it crosses and how far it drove in."""
+def entry_edges(state: TableState, tank: TankState) -> list[Edge]:
+    """The edges a tank off the table may drive on from (TTT-S2: any but the ambushed's)."""
     scenario = state.scenario
-    point = (action.x, action.z)
-    own_edge = state.player(tank.player).edge
-    check_entry_time(state, tank)
     if scenario.kind == "ambush" and tank.player == scenario.ambusher:
-        edge = state.area.nearest_edge(point)
         ambushed_edge = state.player(state.enemy_of(tank.player)).edge
-        if edge == ambushed_edge:
-            refuse(
-                "AMBUSH_EDGE",
-                "TTT-S2",
-                f"the ambusher may not enter from the {edge} edge, where the ambushed side started",
-                edge=edge,
-            )
-    else:
-        edge = own_edge
-    depth = state.area.distance_to_edge(edge, point)
-    if depth < 0:
-        refuse("OFF_TABLE", "TTT-M1", "the entry point is off the table", field="x")
-    return depth, edge
+        return [e for e in EDGES if e != ambushed_edge]
+    return [state.player(tank.player).edge]
 
 
-def do_move(ctx: Context, action: Move) -> None:
-    state = ctx.state
-    if state.status == "setup":
-        refuse("USE_PLACE_TANK", "TTT-S1", "during setup, place tanks with place_tank")
-    require_playing(state)
-    tank = get_tank(state, action.tank_id)
-    options = state.options
-    new = (action.x, action.z)
+def check_may_drive(state: TableState, tank: TankState) -> None:
+    """Whether the tank may drive (or turn) in this phase at all, before any distance."""
     label = tank_label(tank)
-    same_spot = distance(tank.pos, new) <= options.move_tolerance
-    same_facing = not turned(tank.facing, action.facing, options.facing_tolerance)
-    if (
-        same_spot
-        and same_facing
-        and (action.hull_down is None or action.hull_down == tank.hull_down)
-    ):
-        ctx.say(f"{label}: no change.")  # TTS physics drift: nothing to adjudicate
-        return
-    if tank.player != state.active_player and tank.on_board:
-        if same_spot:
-            refuse(
-                "FACING_NOT_ALLOWED",
-                "TTT-F1",
-                f"{label} may change facing in the enemy's phase only to turn its best armour to a "
-                "shot, which the referee does itself",
-            )
-        refuse(
-            "NOT_YOUR_PHASE",
-            "TTT-T1",
-            f"it is {state.active_player}'s phase: {label} cannot move now",
-            active_player=state.active_player,
-        )
-    tank = require_own_phase(state, action.tank_id) if tank.on_table else tank
-    if tank.destroyed or tank.removed:
-        refuse("TANK_DESTROYED", "TTT-E7", f"{label} is out of the game")
-    if tank.player != state.active_player:
-        refuse("NOT_YOUR_PHASE", "TTT-T1", f"it is {state.active_player}'s phase")
-    if not state.area.contains(new):
-        refuse(
-            "OFF_TABLE",
-            "TTT-MR2",
-            f"({action.x:g}, {action.z:g}) is off the table; only a Routed tank drives off",
-            field="x",
-        )
+    if tank.on_table:
+        require_own_phase(state, tank.id)
+    else:
+        require_playing(state)
+        if tank.player != state.active_player:
+            refuse("NOT_YOUR_PHASE", "TTT-T1", f"it is {state.active_player}'s phase")
+        check_entry_time(state, tank)
     if tank.must_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
     if tank.morale == "routed":
@@ -128,118 +83,188 @@ def do_move(ctx: Context, action: Move) -> None:
             f"{label} is Routed: the referee drives it toward its edge at the end of the phase",
         )
 
-    entering = not tank.on_table
-    if entering:
-        travelled, edge = _entry(state, tank, action)
-    else:
-        travelled, edge = distance((tank.start_x, tank.start_z), new), None
-    kind = classify(state, tank, travelled)
 
-    if kind != "none" or entering:
-        blockers = [
-            (
-                tank.engaged,
-                "MOVE_AFTER_ENGAGE",
-                "TTT-M1",
-                "it has engaged: a tank moves before it Engages",
-            ),
-            (tank.waiting, "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait, Stopped"),
-            (
-                tank.smoke_popped,
-                "ACTION_AFTER_SMOKE",
-                "TTT-SM1",
-                "it popped reusable smoke this turn",
-            ),
-            (tank.immobilized, "IMMOBILIZED", "TTT-E7", "it is Immobilized"),
-        ]
-        for blocked, code, clause, why in blockers:
-            if blocked:
-                refuse(code, clause, f"{label} cannot move: {why}")
+def drive_blocker(tank: TankState) -> tuple[str, str, str] | None:
+    """Why the tank may not leave its spot this phase (code, clause, why), if it may not."""
+    if tank.engaged:
+        return "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged: a tank moves before it Engages"
+    if tank.waiting:
+        return "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait, Stopped"
+    if tank.smoke_popped:
+        return "ACTION_AFTER_SMOKE", "TTT-SM1", "it popped reusable smoke this turn"
+    if tank.immobilized:
+        return "IMMOBILIZED", "TTT-E7", "it is Immobilized"
+    return None
+
+
+def fast_blocker(tank: TankState) -> tuple[str, str, str] | None:
+    """Why the tank may not Move Fast this phase, if it may not."""
+    if tank.morale == "shaken":
+        return "SHAKEN_NO_FAST", "TTT-MR1", "a Shaken crew cannot Move Fast"
+    if tank.engine_damaged:
+        return "ENGINE_NO_FAST", "TTT-E7", "its engine is damaged: no Move Fast"
+    if tank.recover_tried:
+        return "ACTION_AFTER_RECOVER", "TTT-R1", "after a Recover only a Normal Move is allowed"
+    return None
+
+
+def pivot_blocker(tank: TankState) -> tuple[str, str, str] | None:
+    """Why the tank may not turn on the spot now (TTT-F1), if it may not."""
+    if tank.moved == "fast":
+        return (
+            "FACING_AFTER_FAST",
+            "TTT-M2",
+            "it moved fast: its facing is fixed until its next turn",
+        )
+    if tank.best_armour_turned:
+        return "FACING_ALREADY_CHANGED", "TTT-F1", "it already changed facing this turn"
+    if tank.immobilized:
+        return "IMMOBILIZED", "TTT-F1", "it is Immobilized: it cannot turn on the spot"
+    if tank.engaged:
+        return "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged: no facing change after the Engage"
+    return None
+
+
+@dataclass(frozen=True)
+class MovePlan:
+    kind: MoveKind
+    travelled: float
+    pivot: bool  # turned on the spot: the facing change (TTT-F1)
+    entry_edge: Edge | None  # set when the tank drives on from off the table
+    start: Point  # where the move is measured from
+
+
+def check_move(state: TableState, action: Move) -> MovePlan | None:
+    """Classify a reported position and facing; None when it is drift, not a move."""
+    if state.status == "setup":
+        refuse("USE_PLACE_TANK", "TTT-S1", "during setup, place tanks with place_tank")
+    require_playing(state)
+    tank = get_tank(state, action.tank_id)
+    options = state.options
+    new = (action.x, action.z)
+    label = tank_label(tank)
+    same_spot = distance(tank.pos, new) <= options.move_tolerance
+    same_facing = not turned(tank.facing, action.facing, options.facing_tolerance)
+    hull_same = action.hull_down is None or action.hull_down == tank.hull_down
+    if same_spot and same_facing and hull_same and tank.on_table:
+        return None  # TTS physics drift: nothing to adjudicate
+    if tank.on_board and tank.player != state.active_player:
+        if same_spot:
+            refuse(
+                "FACING_NOT_ALLOWED",
+                "TTT-F1",
+                f"{label} may change facing in the enemy's phase only to turn its best armour to "
+                "a shot, which the referee does itself",
+            )
+        refuse(
+            "NOT_YOUR_PHASE",
+            "TTT-T1",
+            f"it is {state.active_player}'s phase: {label} cannot move now",
+            active_player=state.active_player,
+        )
+    check_may_drive(state, tank)
+    if not state.area.contains(new):
+        refuse(
+            "OFF_TABLE",
+            "TTT-MR2",
+            f"({action.x:g}, {action.z:g}) is off the table; only a Routed tank drives off",
+            field="x",
+        )
+
+    entry_edge: Edge | None = None
+    if tank.on_table:
+        start = (tank.start_x, tank.start_z)
+    else:
+        # Ruling (TTT-S2, TTT-S3): an entering tank is measured from the point where it
+        # crossed the edge, straight behind where it stops.
+        entry_edge = state.area.nearest_edge(new)
+        allowed = entry_edges(state, tank)
+        if len(allowed) == 1:
+            entry_edge = allowed[0]
+        elif entry_edge not in allowed:
+            refuse(
+                "AMBUSH_EDGE",
+                "TTT-S2",
+                f"the ambusher may not enter from the {entry_edge} edge, where the ambushed side "
+                "started",
+                edge=entry_edge,
+            )
+        start = state.area.drive_toward_edge(
+            entry_edge, new, state.area.distance_to_edge(entry_edge, new)
+        )[0]
+    travelled = distance(start, new)
+    kind = classify(state, tank, travelled)
+    if kind != "none" or entry_edge is not None:
+        blocked = drive_blocker(tank)
+        if blocked:
+            code, clause, why = blocked
+            refuse(code, clause, f"{label} cannot move: {why}")
     if kind == "fast":
-        fast_blockers = [
-            (
-                tank.morale == "shaken",
-                "SHAKEN_NO_FAST",
-                "TTT-MR1",
-                "a Shaken crew cannot Move Fast",
-            ),
-            (
-                tank.engine_damaged,
-                "ENGINE_NO_FAST",
-                "TTT-E7",
-                "its engine is damaged: no Move Fast",
-            ),
-            (
-                tank.recover_tried,
-                "ACTION_AFTER_RECOVER",
-                "TTT-R1",
-                "after a Recover only a Normal Move is allowed",
-            ),
-        ]
-        for blocked, code, clause, why in fast_blockers:
-            if blocked:
-                refuse(
-                    code,
-                    clause,
-                    f'{label} moved {travelled:.1f}" (a Fast move): {why}',
-                    travelled=round(travelled, 2),
-                )
-    if tank.moved == "fast" and not entering and same_spot and not same_facing:
-        # TTT-M2: turning on the spot after a Fast move (not just where the move ended).
+        blocked = fast_blocker(tank)
+        if blocked:
+            code, clause, why = blocked
+            refuse(
+                code,
+                clause,
+                f'{label} moved {travelled:.1f}" (a Fast move): {why}',
+                travelled=round(travelled, 2),
+            )
+    # TTT-F1: turning on the spot is the once-a-turn facing change. TTS reports a rotation in
+    # steps, so several turns in one phase are one change, measured from the facing the tank
+    # began its phase with. After a Fast move the facing is fixed (TTT-M2).
+    if tank.moved == "fast" and same_spot and not same_facing:
         refuse(
             "FACING_AFTER_FAST",
             "TTT-M2",
             f"{label} moved fast: its facing is fixed until its next turn",
         )
-    rotating_only = (
-        kind == "none"
-        and not entering
-        and turned(tank.start_facing, action.facing, options.facing_tolerance)
-    )
-    # TTT-F1: turning on the spot is the once-a-turn facing change. TTS reports a rotation
-    # in steps, so several turns in one phase are one change, measured from the facing the
-    # tank began its phase with; once the referee has used it (best armour) it is spent.
-    if kind == "none" and not entering and not same_facing and tank.best_armour_turned:
-        refuse("FACING_ALREADY_CHANGED", "TTT-F1", f"{label} already changed facing this turn")
-    if rotating_only:
-        if tank.immobilized:
-            refuse("IMMOBILIZED", "TTT-F1", f"{label} is Immobilized: it cannot turn on the spot")
-        if tank.engaged:
-            refuse(
-                "MOVE_AFTER_ENGAGE",
-                "TTT-M1",
-                f"{label} has engaged: no facing change after the Engage",
-            )
+    pivot = False
+    if kind == "none" and entry_edge is None:
+        pivot = turned(tank.start_facing, action.facing, options.facing_tolerance)
+        blocked = None if same_facing else pivot_blocker(tank)
+        if blocked:
+            code, clause, why = blocked
+            refuse(code, clause, f"{label} cannot turn: {why}")
+    return MovePlan(kind, travelled, pivot, entry_edge, start)
 
+
+def do_move(ctx: Context, action: Move) -> None:
+    plan = check_move(ctx.state, action)
+    tank = ctx.tank(action.tank_id)
+    label = tank_label(tank)
+    if plan is None:
+        ctx.say(f"{label}: no change.")
+        return
     t = ctx.edit(tank.id)
     old = (t.x, t.z, t.facing)
     t.x, t.z, t.facing = action.x, action.z, action.facing % 360
     if action.hull_down is not None:
         t.hull_down = action.hull_down
-    if entering:
+    if plan.entry_edge is not None:
         t.on_table = True
-        t.entered_edge = edge  # type: ignore[assignment]
-        t.start_x, t.start_z = t.x, t.z
+        t.entered_edge = plan.entry_edge
+        t.start_x, t.start_z = plan.start
         t.start_facing = t.facing
-        ctx.rule("TTT-S2", f"enters from the {edge} edge; the move is measured from that edge")
-    t.moved = kind
-    t.facing_changed = t.best_armour_turned or rotating_only
-    what = {"none": "stays put", "normal": "makes a Normal Move", "fast": "Moves Fast"}[kind]
-    if rotating_only:
+        ctx.rule(
+            "TTT-S2",
+            f"enters from the {plan.entry_edge} edge; the move is measured from where it "
+            "crossed it",
+        )
+    t.moved = plan.kind
+    t.facing_changed = t.best_armour_turned or plan.pivot
+    what = {"none": "stays put", "normal": "makes a Normal Move", "fast": "Moves Fast"}[plan.kind]
+    if plan.pivot:
         what = "turns on the spot (its facing change this turn)"
-    ctx.say(f'{label} {what}: {travelled:.1f}" of {t.movement:g}" ({2 * t.movement:g}" fast).')
-    ctx.rule(
-        "TTT-M1",
-        "a move is measured in a straight line from where the tank began its phase",
-    )
+    ctx.say(f'{label} {what}: {plan.travelled:.1f}" of {t.movement:g}" ({2 * t.movement:g}" fast).')
+    ctx.rule("TTT-M1", "a move is measured in a straight line from where the tank began its phase")
     ctx.result.outcome.update(
         tank_id=t.id,
-        move=kind,
-        travelled=round(travelled, 2),
-        facing_change=rotating_only,
+        move=plan.kind,
+        travelled=round(plan.travelled, 2),
+        facing_change=plan.pivot,
         before=list(old),
     )
-    if kind == "fast":
+    if plan.kind == "fast":
         ctx.event("moving_fast", "TTT-M2", f"{label} is Moving Fast", tank_id=t.id)
 
 

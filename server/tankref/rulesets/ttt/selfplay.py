@@ -406,6 +406,9 @@ class _Game:
     def move(self, tank: TankState, option: Option) -> None:
         rng = self.rng
         detail = option.detail or {}
+        if detail["normal"] is None:  # it may only turn on the spot
+            self.pivot(tank)
+            return
         normal = float(detail["normal"])
         fast = detail.get("fast")
         if fast is not None and rng.random() < 0.3:
@@ -416,14 +419,11 @@ class _Game:
         hull_down = rng.choice((None, None, None, False, True))
         area = self.state.area
         if not tank.on_table:
-            self.enter(tank, dist, hull_down)
+            self.enter(tank, dist, hull_down, detail["entry_edges"])
             return
         start = (tank.start_x, tank.start_z)
-        # A pivot on the spot is the once-a-turn facing change (TTT-F1): not after a Fast
-        # move, and not twice (the bot knows this; options_for does not say it).
-        if rng.random() < 0.15 and tank.moved != "fast" and not tank.facing_changed:
-            facing = (tank.start_facing + rng.uniform(20, 340)) % 360
-            self.apply(Move(tank_id=tank.id, x=start[0], z=start[1], facing=round(facing, 2)))
+        if rng.random() < 0.15 and detail["pivot"]:
+            self.pivot(tank)
             return
         # Pre-check the table area: a few headings for a point on the table, clear of where
         # the tank began and where it stands (so it is a real move, not a turn on the spot);
@@ -451,15 +451,18 @@ class _Game:
             )
         )
 
-    def enter(self, tank: TankState, depth: float, hull_down: bool | None) -> None:
+    def pivot(self, tank: TankState) -> None:
+        """Turn on the spot where the tank began its phase: its facing change (TTT-F1)."""
+        facing = (tank.start_facing + self.rng.uniform(20, 340)) % 360
+        self.apply(Move(tank_id=tank.id, x=tank.start_x, z=tank.start_z, facing=round(facing, 2)))
+
+    def enter(
+        self, tank: TankState, depth: float, hull_down: bool | None, edges: list[Edge]
+    ) -> None:
         """A reserve tank drives on: ``depth`` inches in from an edge it may use."""
         state = self.state
         area = state.area
-        scenario = state.scenario
-        edge = state.player(tank.player).edge
-        if scenario.kind == "ambush" and tank.player == scenario.ambusher:
-            banned = state.player(state.enemy_of(tank.player)).edge
-            edge = self.rng.choice([e for e in _EDGES if e != banned])
+        edge = self.rng.choice(edges)
         # Keep clear of the two side edges, so the edge the referee measures from is this one.
         low, high = _along_range(area, edge, depth + 0.5)
         x, z = _edge_point(area, edge, depth, self.rng.uniform(low, max(low, high)))
