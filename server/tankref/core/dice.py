@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tankref.core.errors import DiceLeftOver, DiceNeed, DiceNeeded, RulesError
 
@@ -39,25 +39,21 @@ class DieSpec(BaseModel):
     label: str
     faces: tuple[Face, ...] = Field(min_length=2)
 
-    @model_validator(mode="after")
-    def _faces_numbered_one_to_n(self) -> DieSpec:
-        numbers = sorted(f.face for f in self.faces)
-        if numbers != list(range(1, len(self.faces) + 1)):
-            raise ValueError(f"faces must be numbered 1..{len(self.faces)}, got {numbers}")
-        return self
+    @field_validator("faces")
+    @classmethod
+    def _faces_numbered_one_to_n(cls, faces: tuple[Face, ...]) -> tuple[Face, ...]:
+        ordered = tuple(sorted(faces, key=lambda f: f.face))
+        numbers = [f.face for f in ordered]
+        if numbers != list(range(1, len(faces) + 1)):
+            raise ValueError(f"faces must be numbered 1..{len(faces)}, got {numbers}")
+        return ordered  # kept in face order, so face n is faces[n - 1]
 
     @property
     def sides(self) -> int:
         return len(self.faces)
 
     def icons(self, face: int) -> tuple[str, ...]:
-        return self.faces[face - 1].icons if self.faces[face - 1].face == face else self._find(face)
-
-    def _find(self, face: int) -> tuple[str, ...]:
-        for f in self.faces:
-            if f.face == face:
-                return f.icons
-        raise KeyError(face)
+        return self.faces[face - 1].icons
 
 
 class Roll(BaseModel):
@@ -170,7 +166,8 @@ class DiceBag:
 
     def roll(self, die: str, count: int, purpose: str, reroll_of: int | None = None) -> list[Roll]:
         spec = self.dice[die]
-        out: list[Roll] = []
+        source: DiceSource
+        counters: list[int | None]
         if self._queues is not None:
             queue = self._queues.get(die, [])
             if len(queue) < count:
@@ -178,34 +175,28 @@ class DiceBag:
             faces = queue[:count]
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
-            for face in faces:
-                out.append(
-                    Roll(
-                        die=die,
-                        face=face,
-                        icons=spec.icons(face),
-                        purpose=purpose,
-                        source="table",
-                        reroll_of=reroll_of,
-                    )
-                )
+            source, counters = "table", [None] * count
         else:
-            state = self.state
-            for _ in range(count):
-                counter = self.counter
-                face = draw_number(state.seed, state.player_seeds, counter, spec.sides)
-                self.counter = counter + 1
-                out.append(
-                    Roll(
-                        die=die,
-                        face=face,
-                        icons=spec.icons(face),
-                        purpose=purpose,
-                        source="server",
-                        counter=counter,
-                        reroll_of=reroll_of,
-                    )
-                )
+            first = self.counter
+            self.counter = first + count
+            counters = list(range(first, first + count))
+            seed, player_seeds = self.state.seed, self.state.player_seeds
+            faces = [
+                draw_number(seed, player_seeds, c, spec.sides) for c in range(first, first + count)
+            ]
+            source = "server"
+        out = [
+            Roll(
+                die=die,
+                face=face,
+                icons=spec.icons(face),
+                purpose=purpose,
+                source=source,
+                counter=counter,
+                reroll_of=reroll_of,
+            )
+            for face, counter in zip(faces, counters, strict=True)
+        ]
         self.rolls.extend(out)
         return out
 

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
@@ -33,7 +35,7 @@ from tankref.rulesets.ttt.actions import (
     Wait,
 )
 from tankref.rulesets.ttt.cards import CardSet, default_cards
-from tankref.rulesets.ttt.context import Context, get_tank
+from tankref.rulesets.ttt.context import Context, get_tank, tank_label
 from tankref.rulesets.ttt.presentation import markers, tooltip
 from tankref.rulesets.ttt.state import Options, Player, Scenario, TableState, TankState
 
@@ -94,9 +96,6 @@ def new_table(
     return state
 
 
-Handler = Callable[[Context, Any], None]
-
-
 def adjudicate(
     state: TableState,
     action: Action,
@@ -137,7 +136,6 @@ def adjudicate(
     new_state = ctx.state
     new_state.dice = ctx.bag.settled_state()
     ctx.result.rolls = ctx.bag.rolls
-    last = ctx.result.summary[-1] if ctx.result.summary else None
     for tank_id in ctx.edited:
         after = new_state.tanks.get(tank_id)
         before = state.tanks.get(tank_id)
@@ -150,6 +148,8 @@ def adjudicate(
                 )
             )
             continue
+        label = tank_label(after)
+        last = next((line for line in reversed(ctx.result.summary) if label in line), None)
         ctx.result.changes.append(_change(before, after, last))
     return Adjudication(new_state, ctx.result)
 
@@ -160,7 +160,7 @@ def _change(before: TankState | None, after: TankState, last: str | None) -> Tan
         new = getattr(after, name)
         old = getattr(before, name) if before is not None else None
         if old != new:
-            diff[name] = [old, new]
+            diff[name] = [to_jsonable_python(old), to_jsonable_python(new)]  # as JSON shows it
     return TankChange(
         tank_id=after.id,
         name=after.name,

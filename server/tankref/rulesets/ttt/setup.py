@@ -105,6 +105,7 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
 def do_remove_tank(ctx: Context, action: RemoveTank) -> None:
     require_setup(ctx.state, "remove_tank")
     tank = get_tank(ctx.state, action.tank_id)
+    ctx.edit(tank.id)  # reported as removed in the result's changes
     del ctx.state.tanks[tank.id]
     ctx.say(f"{tank_label(tank)} is taken off the table.")
 

@@ -1,0 +1,60 @@
+"""The result vocabulary: what any front end renders without knowing the rules."""
+
+from __future__ import annotations
+
+from tablekit import Game, duel
+from tankref.core.results import Result
+from tankref.rulesets.ttt.actions import Engage, Move, RemoveTank, Wait
+
+
+def test_engage_result_is_structured_and_round_trips_through_json() -> None:
+    """TTT-E4/TTT-E5/TTT-E7: rolls in the order thrown with why; modifiers with clauses; the
+    outcome; each changed tank with markers and a tooltip; all of it plain JSON."""
+    g = duel()
+    g.do(Move(tank_id="R1", x=0, z=-16, facing=0))
+    result = g.do(
+        Engage(tank_id="R1", target_id="B1"),
+        white=[6, 1],
+        red=[5, 5, 3, 1, 1],
+        green=[6],
+        card="Gun Damaged",
+    )
+    assert [(r.die, r.purpose) for r in result.rolls] == [
+        ("white", "for Accuracy"),
+        ("white", "for Accuracy"),
+        *[("red", "for Penetration")] * 5,
+        ("green", "for the morale check of M4A1 Sherman (75 mm) (B1)"),
+    ]
+    assert result.rolls[0].icons == ("HIT", "HIT")
+    assert [(m.clause, m.amount, m.applies_to) for m in result.modifiers] == [
+        ("TTT-M1", -2, "accuracy_dice")
+    ]
+    assert result.outcome["penetrated"] is True and result.outcome["damage_card"] == "Gun Damaged"
+    b1 = next(c for c in result.changes if c.tank_id == "B1")
+    assert b1.markers == ["Routed", "Gun Damaged"]
+    assert b1.changes["morale"] == ["ok", "routed"]
+    assert "Status: Routed, Gun Damaged" in b1.tooltip
+    assert "Last: Morale check for M4A1 Sherman (75 mm) (B1)" in b1.tooltip
+    r1 = next(c for c in result.changes if c.tank_id == "R1")
+    assert r1.changes["engaged"] == [False, True]
+    assert "Last: Tiger I Ausf. E (R1) engages" in r1.tooltip
+    again = Result.model_validate_json(result.model_dump_json())
+    assert again == result
+
+
+def test_markers_follow_the_state() -> None:
+    """TTT-W1/TTT-CR1: the marker list names Grizzled and Wait as the tank gets them."""
+    g = duel(red_grizzled=True)
+    result = g.do(Wait(tank_id="R1"))
+    (change,) = result.changes
+    assert change.markers == ["Grizzled", "Wait"]
+    assert change.changes == {"waiting": [False, True]}
+
+
+def test_removing_a_tank_in_setup_is_reported() -> None:
+    """TTT-S1: taking a tank off the table during setup is a change the front ends see."""
+    g = Game()
+    g.place("R1", "tiger-i", "Red", 0, -20)
+    result = g.do(RemoveTank(tank_id="R1"))
+    assert [(c.tank_id, c.changes) for c in result.changes] == [("R1", {"removed": [False, True]})]
+    assert "R1" not in g.state.tanks
