@@ -403,3 +403,14 @@ def test_ttt_m1_m2_f1_options_say_how_far_and_whether_it_may_turn() -> None:
     option = _move_option(g)
     assert not option.allowed and option.code == "MOVE_AFTER_ENGAGE"
     assert option.clause == "TTT-M1"
+
+
+def test_ttt_w1_a_waiting_tank_has_stopped_and_does_not_turn() -> None:
+    """TTT-W1: Wait comes at the end of the move, after the facing change: once in Wait the
+    tank neither drives nor turns on the spot."""
+    g = duel()
+    g.do(Wait(tank_id="R1"))
+    err = g.refused(move("R1", 0, -20, 45), "MOVE_WHILE_WAITING")
+    assert err.clause == "TTT-W1"
+    option = _move_option(g)
+    assert not option.allowed and option.code == "MOVE_WHILE_WAITING"

@@ -122,6 +122,8 @@ def pivot_blocker(tank: TankState) -> tuple[str, str, str] | None:
         return "IMMOBILIZED", "TTT-F1", "it is Immobilized: it cannot turn on the spot"
     if tank.engaged:
         return "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged: no facing change after the Engage"
+    if tank.waiting:
+        return "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait: it turned before it stopped"
     return None
 
 
@@ -252,10 +254,16 @@ def do_move(ctx: Context, action: Move) -> None:
         )
     t.moved = plan.kind
     t.facing_changed = t.best_armour_turned or plan.pivot
-    what = {"none": "stays put", "normal": "makes a Normal Move", "fast": "Moves Fast"}[plan.kind]
     if plan.pivot:
-        what = "turns on the spot (its facing change this turn)"
-    ctx.say(f'{label} {what}: {plan.travelled:.1f}" of {t.movement:g}" ({2 * t.movement:g}" fast).')
+        ctx.say(f"{label} turns on the spot to {t.facing:g}° (its facing change this turn).")
+    elif plan.kind == "none":
+        ctx.say(f"{label} stays where it began its phase.")
+    else:
+        what = "makes a Normal Move" if plan.kind == "normal" else "Moves Fast"
+        ctx.say(
+            f'{label} {what}: {plan.travelled:.1f}" (Movement {t.movement:g}", '
+            f'fast {2 * t.movement:g}").'
+        )
     ctx.rule("TTT-M1", "a move is measured in a straight line from where the tank began its phase")
     ctx.result.outcome.update(
         tank_id=t.id,
