@@ -781,3 +781,19 @@ def test_mo2_hits_in_different_game_turns_do_not_add_up() -> None:
     result = g.do(Engage(tank_id="R1", target_id="B1"), white=[5, 1, 1, 1], red=[1, 1, 1, 1, 1])
     assert not [e for e in result.events if e.kind == "morale_check"]
     assert g.tank("B1").hit_by == ("R1",) and g.tank("B1").hit_turn == 2
+
+
+def test_routed_result_names_the_point_it_must_drive_to_TTT_MR2() -> None:
+    """TTT-MR2: the moment a crew Routs, the result says where it will drive (its full
+    Movement toward the edge it entered from), so TTS can show the point."""
+    g = duel(blue_at=(33.0, 14.0, 180.0), options=Options(deploy_depth=12), extra=[B2])
+    r = shake(g, green=6)
+    (event,) = [e for e in r.events if e.kind == "routed"]
+    assert event.clause == "TTT-MO3"
+    assert event.data == {
+        "tank_id": "B1",
+        "edge": "north",
+        "x": 33.0,
+        "z": 20.0,
+        "leaves_table": False,
+    }

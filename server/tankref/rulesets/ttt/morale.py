@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tankref.core.geometry import Edge, Point
 from tankref.rulesets.ttt.actions import Recover
 from tankref.rulesets.ttt.cards import MORALE_DIE
 from tankref.rulesets.ttt.context import Context, refuse, tank_label
@@ -24,6 +25,32 @@ def mobile_friends(state: TableState, tank: TankState) -> int:
         1
         for other in state.tanks.values()
         if other.player == tank.player and other.id != tank.id and other.can_move
+    )
+
+
+def rout_point(state: TableState, tank: TankState) -> tuple[Edge, Point, bool]:
+    """TTT-MR2: where a Routed tank drives at the end of its phase (its full Movement straight
+    toward the edge it entered from), and whether that takes it off the table."""
+    edge = tank.entered_edge or state.player(tank.player).edge
+    point, leaves = state.area.drive_toward_edge(edge, tank.pos, tank.movement)
+    return edge, point, leaves
+
+
+def announce_rout(ctx: Context, tank: TankState, clause: str) -> None:
+    """Tell the table where a newly Routed tank must drive (TTS draws the point)."""
+    if tank.immobilized or not tank.on_board:
+        return  # it bails out instead (TTT-MR5)
+    edge, point, leaves = rout_point(ctx.state, tank)
+    where = f"off the {edge} edge" if leaves else f"to ({point[0]:.1f}, {point[1]:.1f})"
+    ctx.event(
+        "routed",
+        clause,
+        f"{tank_label(tank)} is Routed: at the end of its phase it drives {where}",
+        tank_id=tank.id,
+        edge=edge,
+        x=round(point[0], 3),
+        z=round(point[1], 3),
+        leaves_table=leaves,
     )
 
 
@@ -109,6 +136,7 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     if new == "routed" and old != "routed":
         tank.must_recover = False
         tank.waiting = False
+        announce_rout(ctx, tank, clause)
         if tank.immobilized:
             bail_out(ctx, tank_id, "TTT-MR5", "Routed while Immobilized")
 

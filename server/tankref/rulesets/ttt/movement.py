@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from tankref.core.geometry import Edge, Point, distance, signed_angle
 from tankref.rulesets.ttt.actions import Move, Wait
 from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
+from tankref.rulesets.ttt.morale import rout_point
 from tankref.rulesets.ttt.state import MoveKind, TableState, TankState
 from tankref.rulesets.ttt.turns import require_own_phase, require_playing
 
@@ -301,8 +302,7 @@ def rout_move(ctx: Context, tank_id: str) -> None:
     """TTT-MR2: a full Movement straight toward the edge it entered from; off it, gone."""
     state = ctx.state
     t = ctx.edit(tank_id)
-    edge = t.entered_edge or state.player(t.player).edge
-    new, left = state.area.drive_toward_edge(edge, t.pos, t.movement)
+    edge, new, left = rout_point(state, t)
     t.x, t.z = round(new[0], 3), round(new[1], 3)
     t.facing = state.area.edge_heading(edge)
     t.moved = "normal"
@@ -317,10 +317,3 @@ def rout_move(ctx: Context, tank_id: str) -> None:
     ctx.event(
         "rout_move", "TTT-MR2", text, tank_id=t.id, x=t.x, z=t.z, facing=t.facing, removed=left
     )
-
-
-def rout_point(state: TableState, tank: TankState) -> tuple[float, float, bool]:
-    """Where a Routed tank must drive to at the end of its phase, and whether it leaves."""
-    edge = tank.entered_edge or state.player(tank.player).edge
-    new, left = state.area.drive_toward_edge(edge, tank.pos, tank.movement)
-    return new[0], new[1], left
