@@ -122,7 +122,7 @@ def test_reroll_records_what_it_replaced() -> None:
     """A reroll is a new recorded roll naming the index of the die it replaced."""
     b = bag()
     b.roll("red", 2, "for Penetration")
-    again = b.reroll(1, "to reroll (a * was rolled)")
+    again = b.reroll(b.rolls[1], "to reroll (a * was rolled)")
     assert again.reroll_of == 1 and again.counter == 2 and again.die == "red"
     assert len(b.rolls) == 3
 

@@ -200,16 +200,10 @@ class DiceBag:
         self.rolls.extend(out)
         return out
 
-    def reroll(self, index: int, purpose: str) -> Roll:
-        """Roll again the die recorded at ``index`` (a star or a Grizzled reroll)."""
-        old = self.rolls[index]
+    def reroll(self, old: Roll, purpose: str) -> Roll:
+        """Roll again the die that showed ``old`` (a star or a Grizzled reroll)."""
+        index = next(i for i in range(len(self.rolls) - 1, -1, -1) if self.rolls[i] is old)
         return self.roll(old.die, 1, purpose, reroll_of=index)[0]
-
-    def index_of(self, roll: Roll) -> int:
-        for i in range(len(self.rolls) - 1, -1, -1):
-            if self.rolls[i] is roll:
-                return i
-        raise ValueError("roll not in this bag")
 
     def uniform(self, n: int) -> int:
         """A number in 0..n-1 from the table's generator (deck shuffles; never table dice)."""

@@ -162,7 +162,7 @@ def _spend_stars(ctx: Context, pool: _Pool, stars: int, threshold: int) -> int:
             break
         stars -= 1
         used += 1
-        new = ctx.bag.reroll(ctx.bag.index_of(pool.slots[slot]), "to reroll (a * was rolled)")
+        new = ctx.bag.reroll(pool.slots[slot], "to reroll (a * was rolled)")
         pool.slots[slot] = new
         stars += new.icons.count(STAR)
     return used
@@ -284,12 +284,10 @@ def do_engage(ctx: Context, action: Engage) -> None:
     acc_line = f"Accuracy: {math_text} [{faces}]"
     if not hit and _reroll_allowed(ctx, s, "accuracy", action.grizzled_reroll):
         _spend_reroll(ctx, s.id, "Accuracy")
-        again = ctx.bag.reroll(ctx.bag.index_of(whites[0]), "Grizzled reroll")
+        again = ctx.bag.reroll(whites[0], "Grizzled reroll")
         hit = HIT in again.icons
         acc_line += f", Grizzled reroll {again.face}"
-    if any(
-        len([i for i in r.icons if i == HIT]) > 1 for r in ctx.bag.rolls if r.die == ACCURACY_DIE
-    ):
+    if any(r.icons.count(HIT) > 1 for r in ctx.bag.rolls if r.die == ACCURACY_DIE):
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
     if not hit:
         ctx.say(f"{acc_line}: miss.")
@@ -354,7 +352,7 @@ def do_engage(ctx: Context, action: Engage) -> None:
     ):
         _spend_reroll(ctx, s.id, "Penetration")
         slot = pool.weakest()
-        new = ctx.bag.reroll(ctx.bag.index_of(pool.slots[slot]), "Grizzled reroll")
+        new = ctx.bag.reroll(pool.slots[slot], "Grizzled reroll")
         pool.slots[slot] = new
         pen_line += f", Grizzled reroll {new.face}"
         extra = _spend_stars(ctx, pool, new.icons.count(STAR), threshold)

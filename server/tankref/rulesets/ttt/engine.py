@@ -238,8 +238,7 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
     out.append(_try("engage", engage_check))
 
     def wait_check() -> None:
-        ctx = Context(state, {}, None)
-        movement.do_wait(ctx, Wait(tank_id=tank_id))
+        movement.check_wait(state, tank_id)
 
     out.append(_try("wait", wait_check))
 

@@ -226,7 +226,7 @@ def recover_attempt(ctx: Context, tank: TankState, lender_id: str | None) -> Non
         if lender is not None:
             lent = ctx.edit(lender.id)
             lent.reroll_used = True
-            again = ctx.bag.reroll(ctx.bag.index_of(roll), f"lent by {tank_label(lender)}")
+            again = ctx.bag.reroll(roll, f"lent by {tank_label(lender)}")
             face = again.face
             line += f", rerolled with {tank_label(lender)}'s Grizzled reroll: {face}"
             ctx.rule(

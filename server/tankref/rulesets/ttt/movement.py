@@ -277,8 +277,9 @@ def do_move(ctx: Context, action: Move) -> None:
         ctx.event("moving_fast", "TTT-M2", f"{label} is Moving Fast", tank_id=t.id)
 
 
-def do_wait(ctx: Context, action: Wait) -> None:
-    tank = require_own_phase(ctx.state, action.tank_id)
+def check_wait(state: TableState, tank_id: str) -> TankState:
+    """TTT-W1: at most a Normal Move, no Engage, Stopped; not Shaken (TTT-MR1)."""
+    tank = require_own_phase(state, tank_id)
     label = tank_label(tank)
     checks = [
         (tank.waiting, "ALREADY_WAITING", "TTT-W1", "it is already in Wait"),
@@ -292,6 +293,12 @@ def do_wait(ctx: Context, action: Wait) -> None:
     for blocked, code, clause, why in checks:
         if blocked:
             refuse(code, clause, f"{label} cannot Wait: {why}")
+    return tank
+
+
+def do_wait(ctx: Context, action: Wait) -> None:
+    tank = check_wait(ctx.state, action.tank_id)
+    label = tank_label(tank)
     t = ctx.edit(tank.id)
     t.waiting = True
     ctx.say(f"{label} stops and Waits: it may Engage during the enemy's phase.")

@@ -16,10 +16,8 @@ from tankref.core.dice import DiceState
 from tankref.core.geometry import Edge, Point, Shape, TableArea
 from tankref.rulesets.ttt.cards import RulesData, TankCard
 
-RULESET = "ttt"
 STATE_VERSION = 1
 
-Coordinate = float
 TerrainKind = Literal["blocking", "forest", "cover1", "cover2", "hill"]
 Crew = Literal["unknown", "scared", "grizzled"]
 Morale = Literal["ok", "shaken", "routed"]
