@@ -63,10 +63,27 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from tankref.server.serve import serve
+    from tankref.server.settings import default_db_path
+
+    db = Path(args.db).expanduser() if args.db else default_db_path()
+    return serve(
+        args.host, args.port, db, log_level=args.log_level, allowed_hosts=tuple(args.allow_host)
+    )
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from tankref.server.demo import run_demo
+
+    return run_demo(args.url, args.seed, args.turns)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tankref",
-        description="A referee for tank wargames in Tabletop Simulator (TinyTableTopTanks).",
+        description="A referee for tank wargames in Tabletop Simulator (TinyTableTopTanks). "
+        "Start here: `tankref serve` runs the referee; `tankref demo` shows it play.",
     )
     parser.add_argument("--version", action="version", version=f"tankref {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -83,6 +100,43 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     play.add_argument("--verbose", action="store_true", help="print every adjudication")
     play.set_defaults(run=_cmd_selfplay)
+
+    from tankref.server.settings import DEFAULT_HOST, DEFAULT_PORT
+
+    serve = sub.add_parser(
+        "serve",
+        help="run the referee server (TTS and browsers talk to it)",
+        description="Run the referee: an HTTP API (docs at /docs) over the rules engine, "
+        "with every action kept in an SQLite event log.",
+    )
+    serve.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    serve.add_argument(
+        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
+    )
+    serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name clients may use to reach a loopback referee (repeatable)",
+    )
+    serve.set_defaults(run=_cmd_serve)
+
+    demo = sub.add_parser(
+        "demo",
+        help="play a short seeded game through the HTTP API and print it",
+        description="Plays a short game through the referee's HTTP API, the way TTS does, and "
+        "prints each result. Uses the referee at --url, or the default one if it runs, or "
+        "starts one on a temporary database.",
+    )
+    demo.add_argument(
+        "--url", help="a running referee (default: http://127.0.0.1:8765 or start one)"
+    )
+    demo.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    demo.add_argument("--turns", type=int, default=4, help="turns to play (default 4)")
+    demo.set_defaults(run=_cmd_demo)
     return parser
 
 

@@ -68,3 +68,14 @@ def parse_entries(
 def raise_if(problems: list[str]) -> None:
     if problems:
         raise DataError(problems)
+
+
+def fingerprint(folder: Path) -> str:
+    """A short hash of every data file under ``folder``: which card data decided a result."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix == ".toml"):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]

@@ -60,3 +60,11 @@ class Result(BaseModel):
     outcome: dict[str, Any] = Field(default_factory=dict)
     events: list[Event] = Field(default_factory=list)
     changes: list[TankChange] = Field(default_factory=list)
+
+
+def chat_lines(result: Result) -> list[str]:
+    """One or two lines for a game chat: what happened, then the math that decided it."""
+    lines = [line for line in result.summary if line]
+    if len(lines) <= 2:
+        return lines
+    return [lines[0], " ".join(lines[1:])]

@@ -9,15 +9,63 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
-from tankref.core.dice import SuppliedDice
+from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.results import Result
+
+
+class TankPut(BaseModel):
+    """A tank model as the table reports it (by its TTS GUID): where it stands and whose it is.
+
+    The ruleset decides what that means: a placement during setup, a move during play, or
+    nothing at all when the model only drifted.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    card: str = Field(min_length=1, max_length=64, description="Tank card id, e.g. tiger-i.")
+    player: str = Field(min_length=1, max_length=32, description="The owner's player id.")
+    x: float = Field(ge=-10_000, le=10_000, allow_inf_nan=False, description="Inches.")
+    z: float = Field(ge=-10_000, le=10_000, allow_inf_nan=False, description="Inches.")
+    facing: float = Field(
+        ge=-3600, le=3600, allow_inf_nan=False, description="Yaw in degrees; 0 faces +z."
+    )
+    hull_down: bool | None = Field(default=None, description="None: as before.")
+    reserve: bool = Field(default=False, description="Setup only: kept off the table.")
+    name: str | None = Field(default=None, max_length=80)
+
+
+class TankView(BaseModel):
+    """One tank as a front end draws it: where, whose, its markers and tooltip text."""
+
+    tank_id: str
+    name: str
+    card: str
+    player: str
+    x: float
+    z: float
+    facing: float
+    on_table: bool
+    in_play: bool
+    markers: list[str]
+    tooltip: str
+
+
+class TableSummary(BaseModel):
+    """Where the game stands, in words every ruleset shares."""
+
+    status: str  # setup | playing | over
+    turn: int
+    active_player: str | None
+    players: list[str]
+    winner: str | None = None
+    reason: str | None = None
 
 
 class Outcome(Protocol):
     @property
-    def state(self) -> BaseModel: ...
+    def state(self) -> Any: ...
 
     @property
     def result(self) -> Result: ...
@@ -33,11 +81,38 @@ class Ruleset(Protocol):
     @property
     def clause_prefix(self) -> str: ...  # e.g. "TTT"
 
+    # --- tables ----------------------------------------------------------------------------
+    @property
+    def setup_model(self) -> type[BaseModel]: ...  # players, scenario, options ...
+
+    def new_table(self, setup: BaseModel, dice: DiceState) -> Any: ...
+
+    def load_state(self, text: str | bytes) -> Any: ...
+
+    def dump_state(self, state: Any) -> str: ...
+
+    def dice_state(self, state: Any) -> DiceState: ...
+
+    def summary(self, state: Any) -> TableSummary: ...
+
+    def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]: ...
+
+    # --- actions ---------------------------------------------------------------------------
     def parse_action(self, data: object) -> BaseModel: ...
 
-    def load_state(self, text: str | bytes) -> BaseModel: ...
+    def action_schema(self) -> dict[str, Any]: ...  # JSON schema of the action union
+
+    def tank_put(self, state: Any, tank_id: str, put: TankPut) -> BaseModel | None: ...
+
+    def terrain_put(self, state: Any, piece_id: str, data: object) -> BaseModel: ...
+
+    def terrain_schema(self) -> dict[str, Any]: ...
+
+    def objective_put(self, state: Any, x: float, z: float) -> BaseModel: ...
 
     def adjudicate(self, state: Any, action: Any, dice: SuppliedDice | None = None) -> Outcome: ...
+
+    def options_for(self, state: Any, tank_id: str) -> list[dict[str, Any]]: ...
 
 
 _REGISTRY: dict[str, Callable[[], Ruleset]] = {}

@@ -1,36 +1,20 @@
-"""TinyTableTopTanks: the first ruleset, a plug-in over the shared core."""
+"""TinyTableTopTanks: the first ruleset, a plug-in over the shared core.
+
+The plug-in surface (``tankref.core.ruleset.Ruleset``) lives in ``plugin``; it is imported on
+first use so that importing the package stays cheap.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from tankref.core.dice import SuppliedDice
+from typing import TYPE_CHECKING
 
 NAME = "ttt"
 
-
-@dataclass(frozen=True)
-class TinyTableTopTanks:
-    name: str = NAME
-    title: str = "TinyTableTopTanks"
-    clause_prefix: str = "TTT"
-
-    def parse_action(self, data: object) -> Any:
-        from tankref.rulesets.ttt.actions import parse_action
-
-        return parse_action(data)
-
-    def load_state(self, text: str | bytes) -> Any:
-        from tankref.rulesets.ttt.state import TableState
-
-        return TableState.from_json(text)
-
-    def adjudicate(self, state: Any, action: Any, dice: SuppliedDice | None = None) -> Any:
-        from tankref.rulesets.ttt.engine import adjudicate
-
-        return adjudicate(state, action, dice)
+if TYPE_CHECKING:
+    from tankref.rulesets.ttt.plugin import TinyTableTopTanks
 
 
 def ruleset() -> TinyTableTopTanks:
+    from tankref.rulesets.ttt.plugin import TinyTableTopTanks
+
     return TinyTableTopTanks()

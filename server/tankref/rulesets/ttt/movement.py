@@ -137,6 +137,19 @@ class MovePlan:
     start: Point  # where the move is measured from
 
 
+def is_drift(state: TableState, action: Move) -> bool:
+    """TTS physics settling a model that did not really move or turn (table tolerances)."""
+    tank = state.tanks.get(action.tank_id)
+    if tank is None or not tank.on_table:
+        return False
+    options = state.options
+    return (
+        distance(tank.pos, (action.x, action.z)) <= options.move_tolerance
+        and not turned(tank.facing, action.facing, options.facing_tolerance)
+        and (action.hull_down is None or action.hull_down == tank.hull_down)
+    )
+
+
 def check_move(state: TableState, action: Move) -> MovePlan | None:
     """Classify a reported position and facing; None when it is drift, not a move."""
     if state.status == "setup":
@@ -148,8 +161,7 @@ def check_move(state: TableState, action: Move) -> MovePlan | None:
     label = tank_label(tank)
     same_spot = distance(tank.pos, new) <= options.move_tolerance
     same_facing = not turned(tank.facing, action.facing, options.facing_tolerance)
-    hull_same = action.hull_down is None or action.hull_down == tank.hull_down
-    if same_spot and same_facing and hull_same and tank.on_table:
+    if is_drift(state, action):
         return None  # TTS physics drift: nothing to adjudicate
     if tank.on_board and tank.player != state.active_player:
         if same_spot:

@@ -99,7 +99,8 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
         if reserve
         else f"at ({action.x:g}, {action.z:g}) facing {tank.facing:g}°"
     )
-    ctx.say(f"{tank_label(tank)} ({card.name}) for {action.player}, {where}.")
+    named = "" if tank.name == card.name else f" ({card.name})"  # a renamed tank: say its card
+    ctx.say(f"{tank_label(tank)}{named} for {action.player}, {where}.")
 
 
 def do_remove_tank(ctx: Context, action: RemoveTank) -> None:

@@ -1,0 +1,364 @@
+"""The tables a referee hosts: state derived from the event log, one action at a time each.
+
+A write goes: validate -> adjudicate on the current state (pure; a refusal changes nothing)
+-> append the event and commit -> swap in the new state -> wake the listeners -> reply.
+Everything between the lock and the reply is synchronous, so two writes to one table never
+interleave; other tables carry on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tankref import __version__
+from tankref.core.carddata import fingerprint, shipped_dir
+from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.errors import RulesError
+from tankref.core.results import Result, chat_lines
+from tankref.core.ruleset import Ruleset, TableSummary, get_ruleset, ruleset_names
+from tankref.server.errors import ApiError, from_rules, from_validation
+from tankref.server.schemas import (
+    CreateTable,
+    DicePublic,
+    LogEntry,
+    Reply,
+    TableCreated,
+    TableListItem,
+    TableRead,
+)
+from tankref.server.store import EventRow, EventStore, TableRow
+
+log = logging.getLogger("tankref.server")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def engine_version(ruleset: str) -> str:
+    """tankref's version and the card data's fingerprint: what decided a result."""
+    return f"{__version__}+{ruleset}.cards.{fingerprint(shipped_dir(ruleset))}"
+
+
+@dataclass
+class TableHost:
+    """One table in memory: its derived state and the machinery to serialise its writes."""
+
+    id: str
+    rules: Ruleset
+    created_at: str
+    token_sha256: str
+    commitment: str
+    seed_chosen: bool
+    state: Any
+    seq: int = 0
+    damaged: str | None = None  # why the log could not be replayed; the table is read-only
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def summary(self) -> TableSummary:
+        return self.rules.summary(self.state)
+
+    def dice_public(self) -> DicePublic:
+        dice = self.rules.dice_state(self.state)
+        return DicePublic(
+            source=dice.source,
+            commitment=self.commitment,
+            seed_chosen=self.seed_chosen,
+            player_seeds=list(dice.player_seeds),
+            counter=dice.counter,
+        )
+
+    def public_state(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.rules.dump_state(self.state))
+        dice = data.get("dice")
+        if isinstance(dice, dict):
+            dice.pop("seed", None)  # the secret behind the commitment (revealed by issue 7)
+        return data
+
+    def notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_after(self, after: int, timeout: float) -> None:
+        """Return when the log has an event after ``after``, or when ``timeout`` runs out."""
+        if self.seq > after or timeout <= 0:
+            return
+        with contextlib.suppress(TimeoutError):  # time's up: the caller answers "nothing new"
+            await asyncio.wait_for(self._changed.wait(), timeout)
+
+
+class Referee:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.tables: dict[str, TableHost] = {}
+        self._versions: dict[str, str] = {}
+        self.load()
+
+    def version(self, ruleset: str) -> str:
+        if ruleset not in self._versions:
+            self._versions[ruleset] = engine_version(ruleset)
+        return self._versions[ruleset]
+
+    # --- start-up: every table rebuilt from its log ----------------------------------------
+    def load(self) -> None:
+        for row in self.store.tables():
+            host = self._host_from_row(row)
+            self.tables[host.id] = host
+            for event in self.store.events(host.id):
+                if host.damaged:
+                    host.seq = event.seq
+                    continue
+                try:
+                    self._replay(host, event)
+                except Exception as exc:  # a rules or data change broke an old game: say so
+                    host.damaged = f"event {event.seq} no longer replays: {exc}"
+                    log.error("table %s: %s", host.id, host.damaged)
+                host.seq = event.seq
+        if self.tables:
+            log.info("rebuilt %d table(s) from the event log", len(self.tables))
+
+    def _host_from_row(self, row: TableRow) -> TableHost:
+        rules = get_ruleset(row.ruleset)
+        setup = rules.setup_model.model_validate(row.setup)
+        state = rules.new_table(setup, DiceState.model_validate(row.dice))
+        return TableHost(
+            id=row.id,
+            rules=rules,
+            created_at=row.created_at,
+            token_sha256=row.token_sha256,
+            commitment=row.commitment,
+            seed_chosen=row.seed_chosen,
+            state=state,
+        )
+
+    def _replay(self, host: TableHost, event: EventRow) -> None:
+        action = host.rules.parse_action(event.action)
+        dice = None if event.dice is None else SuppliedDice.model_validate(event.dice)
+        outcome = host.rules.adjudicate(host.state, action, dice)
+        if _sha256(host.rules.dump_state(outcome.state)) != event.state_sha256:
+            raise RuntimeError("the replayed state differs from the state that was logged")
+        host.state = outcome.state
+
+    # --- tables ----------------------------------------------------------------------------
+    def create_table(self, body: CreateTable) -> TableCreated:
+        if body.ruleset not in ruleset_names():
+            raise ApiError(
+                422,
+                "UNKNOWN_RULESET",
+                f"ruleset: no ruleset {body.ruleset!r} (known: {', '.join(ruleset_names())})",
+                field="ruleset",
+            )
+        rules = get_ruleset(body.ruleset)
+        try:
+            setup = rules.setup_model.model_validate(body.setup)
+        except ValidationError as exc:
+            raise from_validation(list(exc.errors()), "setup") from None
+        seed = body.dice.seed or secrets.token_hex(32)
+        dice = DiceState(
+            source=body.dice.source,
+            seed=seed,
+            player_seeds=tuple(body.dice.player_seeds[k] for k in sorted(body.dice.player_seeds)),
+        )
+        try:
+            state = rules.new_table(setup, dice)
+        except RulesError as err:
+            raise from_rules(err, "setup") from None
+        token = secrets.token_urlsafe(32)
+        row = TableRow(
+            id=secrets.token_hex(6),
+            ruleset=rules.name,
+            created_at=_now(),
+            token_sha256=_sha256(token),
+            setup=setup.model_dump(mode="json"),
+            dice=dice.model_dump(mode="json"),
+            commitment=_sha256(seed),
+            seed_chosen=body.dice.seed is not None,
+            version=self.version(rules.name),
+        )
+        self.store.add_table(row)
+        host = TableHost(
+            id=row.id,
+            rules=rules,
+            created_at=row.created_at,
+            token_sha256=row.token_sha256,
+            commitment=row.commitment,
+            seed_chosen=row.seed_chosen,
+            state=state,
+        )
+        self.tables[host.id] = host
+        log.info("table %s created (%s)", host.id, rules.title)
+        return TableCreated(
+            table_id=host.id,
+            token=token,
+            ruleset=rules.name,
+            dice=host.dice_public(),
+            table=host.summary(),
+        )
+
+    def host(self, table_id: str) -> TableHost:
+        host = self.tables.get(table_id)
+        if host is None:
+            raise ApiError(
+                404, "UNKNOWN_TABLE", f"table_id: no table {table_id!r}", field="table_id"
+            )
+        return host
+
+    def authorize(self, host: TableHost, authorization: str | None) -> None:
+        scheme, _, token = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(
+                401,
+                "TOKEN_MISSING",
+                "writes need the table's token: 'Authorization: Bearer <token>'",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        if not secrets.compare_digest(_sha256(token.strip()), host.token_sha256):
+            raise ApiError(403, "TOKEN_WRONG", "that is not this table's token")
+
+    def list_tables(self) -> list[TableListItem]:
+        return [
+            TableListItem(
+                table_id=h.id,
+                ruleset=h.rules.name,
+                created_at=h.created_at,
+                seq=h.seq,
+                table=h.summary(),
+            )
+            for h in self.tables.values()
+        ]
+
+    def read(self, host: TableHost) -> TableRead:
+        return TableRead(
+            table_id=host.id,
+            ruleset=host.rules.name,
+            created_at=host.created_at,
+            seq=host.seq,
+            dice=host.dice_public(),
+            table=host.summary(),
+            damaged=host.damaged,
+            tanks=host.rules.tank_views(host.state),
+            state=host.public_state(),
+        )
+
+    # --- writes ----------------------------------------------------------------------------
+    async def submit(
+        self,
+        host: TableHost,
+        *,
+        request_id: str | None,
+        request: dict[str, Any],
+        build: Any,
+        dice: SuppliedDice | None = None,
+    ) -> Reply:
+        """Apply the action ``build(state)`` makes (None: nothing to do), once per request id.
+
+        ``request`` is what the client asked, for recognising a repeated request id.
+        """
+        request_sha = _sha256(_canonical(request))
+        async with host.lock:
+            if request_id is not None:
+                earlier = self.store.by_request(host.id, request_id)
+                if earlier is not None:
+                    if earlier.request_sha256 != request_sha:
+                        raise ApiError(
+                            409,
+                            "REQUEST_ID_REUSED",
+                            f"request_id: {request_id!r} was already used for a different "
+                            "request on this table",
+                            field="request_id",
+                        )
+                    entry = LogEntry.model_validate_json(earlier.entry)
+                    return Reply(
+                        applied=True,
+                        replayed=True,
+                        seq=earlier.seq,
+                        entry=entry,
+                        table=host.summary(),
+                    )
+            if host.damaged:
+                raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
+            action = build(host.state)
+            if action is None:
+                return Reply(
+                    applied=False, replayed=False, seq=host.seq, entry=None, table=host.summary()
+                )
+            try:
+                outcome = host.rules.adjudicate(host.state, action, dice)
+            except RulesError as err:
+                raise from_rules(err, "action") from None
+            entry = self._entry(host, request_id, action, dice, outcome.state, outcome.result)
+            self.store.append(
+                EventRow(
+                    table_id=host.id,
+                    seq=entry.seq,
+                    request_id=request_id,
+                    request_sha256=request_sha,
+                    action=action.model_dump(mode="json"),
+                    dice=None if dice is None else dice.model_dump(mode="json"),
+                    entry=entry.model_dump_json(),
+                    state_sha256=_sha256(host.rules.dump_state(outcome.state)),
+                    version=self.version(host.rules.name),
+                    created_at=entry.at,
+                )
+            )
+            # Committed: only now does the table move on.
+            host.state = outcome.state
+            host.seq = entry.seq
+            host.notify()
+            return Reply(
+                applied=True, replayed=False, seq=entry.seq, entry=entry, table=entry.table
+            )
+
+    def _entry(
+        self,
+        host: TableHost,
+        request_id: str | None,
+        action: BaseModel,
+        dice: SuppliedDice | None,
+        state: Any,
+        result: Result,
+    ) -> LogEntry:
+        changes = {c.tank_id: c for c in result.changes}
+        tanks = host.rules.tank_views(state, list(changes))
+        for view in tanks:  # the engine's tooltip also says what just happened to the tank
+            view.tooltip = changes[view.tank_id].tooltip or view.tooltip
+        return LogEntry(
+            seq=host.seq + 1,
+            at=_now(),
+            request_id=request_id,
+            kind=str(getattr(action, "kind", type(action).__name__)),
+            action=action.model_dump(mode="json"),
+            dice=None if dice is None else dice.model_dump(mode="json"),
+            result=result.model_dump(mode="json"),
+            chat=chat_lines(result),
+            tanks=tanks,
+            table=host.rules.summary(state),
+        )
+
+    # --- reads -----------------------------------------------------------------------------
+    def entries(self, host: TableHost, after: int, limit: int) -> list[LogEntry]:
+        return [
+            LogEntry.model_validate_json(text) for text in self.store.entries(host.id, after, limit)
+        ]
+
+    def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
+        return self.store.entries(host.id, after, limit)

@@ -1,0 +1,1 @@
+"""Thin routes, one module per resource. They validate, call the referee, and reply."""

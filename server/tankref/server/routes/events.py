@@ -1,0 +1,96 @@
+"""The log: read it page by page, long-poll it (TTS), or stream it over a WebSocket (pages)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response, WebSocket, WebSocketDisconnect
+
+from tankref.server.routes.deps import RefereeDep, TableDep, TableId
+from tankref.server.schemas import LogPage
+
+router = APIRouter(prefix="/tables/{table_id}", tags=["log"])
+
+After = Annotated[int, Query(ge=0, le=2**53, description="Entries after this sequence number.")]
+
+
+def _page(entries: list[str], last_seq: int, limit: int, after: int) -> Response:
+    # Entries are stored as the JSON they are served as: join them, no re-encoding.
+    next_after = None
+    if entries and len(entries) == limit:
+        next_after = after + len(entries)
+    body = (
+        '{"entries":['
+        + ",".join(entries)
+        + f'],"last_seq":{last_seq},"next_after":'
+        + ("null" if next_after is None else str(next_after))
+        + "}"
+    )
+    return Response(body, media_type="application/json")
+
+
+@router.get("/log", response_model=LogPage)
+async def read_log(
+    host: TableDep,
+    ref: RefereeDep,
+    after: After = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> Response:
+    """Every accepted action with its full result, oldest first, ``limit`` at a time."""
+    entries = ref.entries_json(host, after, limit)
+    return _page(entries, host.seq, limit, after)
+
+
+@router.get("/events", response_model=LogPage)
+async def wait_for_events(
+    host: TableDep,
+    ref: RefereeDep,
+    after: After = 0,
+    wait: Annotated[
+        float, Query(ge=0, le=25, description="Seconds to hold the request open if nothing new.")
+    ] = 25,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> Response:
+    """Long-poll: entries after ``after``; if there are none yet, wait up to ``wait`` seconds
+    for the next one (an empty list when the time runs out: ask again)."""
+    await host.wait_after(after, wait)
+    return _page(ref.entries_json(host, after, limit), host.seq, limit, after)
+
+
+@router.websocket("/stream")
+async def stream(websocket: WebSocket, table_id: TableId, ref: RefereeDep, after: int = 0) -> None:
+    """Every entry after ``after``, then each new one as it is logged (one JSON text each)."""
+    host = ref.tables.get(table_id)
+    await websocket.accept()
+    if host is None:
+        await websocket.close(code=4404, reason=f"no table {table_id!r}")
+        return
+    gone = asyncio.Event()
+
+    async def watch() -> None:
+        # The page never sends anything; reading is how we learn that it went away.
+        try:
+            while (await websocket.receive())["type"] != "websocket.disconnect":
+                pass
+        finally:
+            gone.set()
+
+    watcher = asyncio.create_task(watch())
+    seen = max(0, after)
+    try:
+        while not gone.is_set():
+            for text in ref.entries_json(host, seen, 200):
+                await websocket.send_text(text)
+                seen += 1
+            if seen < host.seq:
+                continue
+            news = asyncio.create_task(host.wait_after(seen, 20))
+            closed = asyncio.create_task(gone.wait())
+            _, pending = await asyncio.wait({news, closed}, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+    except (WebSocketDisconnect, OSError, RuntimeError):
+        pass  # the page went away mid-send
+    finally:
+        watcher.cancel()

@@ -1,0 +1,27 @@
+"""Tables: create one, list them, read one whole."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from tankref.server.routes.deps import RefereeDep, TableDep
+from tankref.server.schemas import CreateTable, TableCreated, TableListItem, TableRead
+
+router = APIRouter(prefix="/tables", tags=["tables"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=TableCreated)
+async def create_table(body: CreateTable, ref: RefereeDep) -> TableCreated:
+    """A new table: its id, its write token (shown once) and the dice commitment."""
+    return ref.create_table(body)
+
+
+@router.get("", response_model=list[TableListItem])
+async def list_tables(ref: RefereeDep) -> list[TableListItem]:
+    return ref.list_tables()
+
+
+@router.get("/{table_id}", response_model=TableRead)
+async def read_table(host: TableDep, ref: RefereeDep) -> TableRead:
+    """The whole derived state, every tank ready to draw; no secrets."""
+    return ref.read(host)

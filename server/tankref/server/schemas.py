@@ -1,0 +1,161 @@
+"""Request and reply bodies of the HTTP API (validated by pydantic, documented at /docs).
+
+Ruleset-specific parts (a table's setup, an action, a terrain piece) are validated by the
+table's ruleset; their JSON schemas are merged into the OpenAPI document by ``app``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tankref.core.dice import SuppliedDice
+from tankref.core.ruleset import TableSummary, TankPut, TankView
+
+RequestId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9._:-]+$",
+        description="Chosen by the client, unique per table: the same id sent again returns "
+        "the first result and never rolls again.",
+    ),
+]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DiceSetup(_Body):
+    source: Literal["server", "table"] = Field(
+        default="server",
+        description="server: the referee rolls (seeded, committed); table: players roll "
+        "physical dice and send the faces.",
+    )
+    player_seeds: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=8,
+        description="Optional seeds the players add to the server's (player id -> text).",
+    )
+    seed: str | None = Field(
+        default=None,
+        min_length=8,
+        max_length=128,
+        description="For demos and tests only: choose the server seed. The table is marked "
+        "seed_chosen, so its dice prove nothing to the other player.",
+    )
+
+
+class CreateTable(_Body):
+    ruleset: str = Field(default="ttt", max_length=32, description="Which rules: ttt.")
+    setup: dict[str, Any] = Field(
+        default_factory=dict, description="The ruleset's table setup (players, scenario, options)."
+    )
+    dice: DiceSetup = Field(default_factory=DiceSetup)
+
+
+class DicePublic(BaseModel):
+    source: str
+    commitment: str = Field(description="SHA-256 (hex) of the server's secret seed.")
+    seed_chosen: bool
+    player_seeds: list[str]
+    counter: int
+
+
+class TableCreated(BaseModel):
+    table_id: str
+    token: str = Field(description="The write token: send it as 'Authorization: Bearer ...'.")
+    ruleset: str
+    dice: DicePublic
+    table: TableSummary
+
+
+class TableListItem(BaseModel):
+    table_id: str
+    ruleset: str
+    created_at: str
+    seq: int
+    table: TableSummary
+
+
+class TableRead(BaseModel):
+    table_id: str
+    ruleset: str
+    created_at: str
+    seq: int = Field(description="How many events the log holds.")
+    dice: DicePublic
+    table: TableSummary
+    damaged: str | None = Field(
+        default=None, description="Set when the log could not be replayed: read-only."
+    )
+    tanks: list[TankView]
+    state: dict[str, Any] = Field(description="The whole derived state (secrets removed).")
+
+
+class TankPutRequest(TankPut):
+    request_id: RequestId | None = None
+
+
+class ObjectivePut(_Body):
+    x: float = Field(ge=-10_000, le=10_000, allow_inf_nan=False)
+    z: float = Field(ge=-10_000, le=10_000, allow_inf_nan=False)
+    request_id: RequestId | None = None
+
+
+class ActionRequest(_Body):
+    request_id: RequestId
+    action: dict[str, Any] = Field(description="The action; its 'kind' says which.")
+    dice: SuppliedDice | None = Field(
+        default=None,
+        description="Table dice only: the faces rolled, per die colour, in order of use.",
+    )
+
+
+class LogEntry(BaseModel):
+    """One accepted action with its full result, as logged and streamed."""
+
+    seq: int
+    at: str
+    request_id: str | None
+    kind: str
+    action: dict[str, Any]
+    dice: dict[str, Any] | None = None
+    result: dict[str, Any]
+    chat: list[str] = Field(description="One or two lines with the math, for the game chat.")
+    tanks: list[TankView] = Field(description="Every tank the action changed, ready to draw.")
+    table: TableSummary
+
+
+class Reply(BaseModel):
+    applied: bool = Field(description="False: nothing to adjudicate (the model only drifted).")
+    replayed: bool = Field(description="True: this request id was applied before; same result.")
+    seq: int
+    entry: LogEntry | None
+    table: TableSummary
+
+
+class LogPage(BaseModel):
+    entries: list[LogEntry]
+    last_seq: int = Field(description="The newest sequence number on the table.")
+    next_after: int | None = Field(description="Pass as 'after' for the next page; None: done.")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    rulesets: list[str]
+    tables: int
+    database: str
+
+
+class ErrorReply(BaseModel):
+    """Every refusal (4xx): what went wrong, the field or the rules clause it is about."""
+
+    code: str = Field(description="Stable code: UNKNOWN_TABLE, INVALID, NOT_YOUR_PHASE, ...")
+    message: str = Field(description="For the player: names the field or the clause.")
+    field: str | None = Field(default=None, description="The request field at fault, if any.")
+    clause: str | None = Field(default=None, description="The rules clause that refused it.")
+    details: dict[str, Any] = Field(default_factory=dict)

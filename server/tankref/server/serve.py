@@ -1,0 +1,86 @@
+"""`tankref serve`: the referee under uvicorn, with a clear word when it cannot start."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import socket
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from tankref.server.app import create_app
+from tankref.server.settings import LOOPBACK_NAMES, Settings
+from tankref.server.store import EventStore, StoreError
+
+
+def port_free(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as exc:
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                return False
+            raise
+    return True
+
+
+def serve(
+    host: str,
+    port: int,
+    db_path: Path,
+    *,
+    log_level: str = "info",
+    allowed_hosts: tuple[str, ...] = (),
+) -> int:
+    settings = Settings(db_path=db_path, host=host, port=port)
+    if allowed_hosts:
+        settings = Settings(
+            db_path=db_path,
+            host=host,
+            port=port,
+            allowed_hosts=(*settings.allowed_hosts, *allowed_hosts),
+        )
+    try:
+        EventStore(db_path).close()  # fail here, in plain words, not inside uvicorn
+    except (StoreError, OSError) as exc:
+        print(f"tankref: cannot open the database: {exc}", file=sys.stderr)
+        return 2
+    try:
+        free = port_free(host, port)
+    except OSError as exc:
+        print(f"tankref: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        return 2
+    if not free:
+        print(
+            f"tankref: port {port} on {host} is in use. Is a referee already running? "
+            f"(check http://{host}:{port}/health) Or pick another: tankref serve --port {port + 1}",
+            file=sys.stderr,
+        )
+        return 2
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    print(f"tankref referee on http://{shown}:{port}  (API docs: http://{shown}:{port}/docs)")
+    print(f"database: {db_path}")
+    if host not in LOOPBACK_NAMES:
+        print(
+            "warning: listening beyond this computer; anyone who can reach it can read the "
+            "tables (writes still need each table's token)",
+            file=sys.stderr,
+        )
+    print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    config = uvicorn.Config(
+        create_app(settings),
+        host=host.strip("[]"),
+        port=port,
+        log_level=log_level,
+        ws="websockets-sansio",
+        timeout_graceful_shutdown=2,  # held long-polls must not delay a stop
+        server_header=False,
+        proxy_headers=False,
+    )
+    uvicorn.Server(config).run()
+    return 0

@@ -1,0 +1,233 @@
+"""The durable record: an append-only event log per table in SQLite.
+
+Every accepted action is written (and committed, synchronously, in WAL mode) before the
+reply leaves the server, so a crash never loses an acknowledged result. State is not stored:
+it is derived by replaying the log through the engine when the server starts. Triggers make
+the log append-only at the database level.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tables (
+    id           TEXT PRIMARY KEY,
+    ruleset      TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL,  -- the write token itself is never stored
+    setup        TEXT NOT NULL,  -- JSON, as the ruleset validated it
+    dice         TEXT NOT NULL,  -- JSON DiceState at creation, with the secret server seed
+    commitment   TEXT NOT NULL,  -- SHA-256 of the server seed, published at creation
+    seed_chosen  INTEGER NOT NULL,
+    version      TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id       TEXT NOT NULL REFERENCES tables(id),
+    seq            INTEGER NOT NULL,
+    request_id     TEXT,
+    request_sha256 TEXT NOT NULL,
+    action         TEXT NOT NULL,  -- JSON action as the engine took it
+    dice           TEXT,           -- JSON faces the table supplied, if any
+    entry          TEXT NOT NULL,  -- JSON log entry as served
+    state_sha256   TEXT NOT NULL,  -- the derived state after this event
+    version        TEXT NOT NULL,  -- tankref and card-data version that decided it
+    created_at     TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS events_by_request
+    ON events (table_id, request_id) WHERE request_id IS NOT NULL;
+CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"""
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (wrong file, newer schema, disk trouble)."""
+
+
+@dataclass(frozen=True)
+class TableRow:
+    id: str
+    ruleset: str
+    created_at: str
+    token_sha256: str
+    setup: dict[str, Any]
+    dice: dict[str, Any]
+    commitment: str
+    seed_chosen: bool
+    version: str
+
+
+@dataclass(frozen=True)
+class EventRow:
+    table_id: str
+    seq: int
+    request_id: str | None
+    request_sha256: str
+    action: dict[str, Any]
+    dice: dict[str, Any] | None
+    entry: str  # JSON text, served as is
+    state_sha256: str
+    version: str
+    created_at: str
+
+
+class EventStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            # One event loop thread uses the connection; isolation_level=None: we say BEGIN.
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")  # committed means on disk
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{path}: cannot use this file as the referee's database: {exc}"
+            ) from exc
+        self._check_version()
+
+    def _check_version(self) -> None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is None:
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+            )
+        elif int(row[0]) > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: written by a newer tankref (schema {row[0]}); upgrade tankref"
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- tables ----------------------------------------------------------------------------
+    def add_table(self, row: TableRow) -> None:
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO tables (id, ruleset, created_at, token_sha256, setup, dice, "
+                "commitment, seed_chosen, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.id,
+                    row.ruleset,
+                    row.created_at,
+                    row.token_sha256,
+                    json.dumps(row.setup),
+                    json.dumps(row.dice),
+                    row.commitment,
+                    int(row.seed_chosen),
+                    row.version,
+                ),
+            )
+
+    def tables(self) -> Iterator[TableRow]:
+        cursor = self.db.execute(
+            "SELECT id, ruleset, created_at, token_sha256, setup, dice, commitment, "
+            "seed_chosen, version FROM tables ORDER BY created_at, id"
+        )
+        for r in cursor.fetchall():
+            yield TableRow(
+                id=r[0],
+                ruleset=r[1],
+                created_at=r[2],
+                token_sha256=r[3],
+                setup=json.loads(r[4]),
+                dice=json.loads(r[5]),
+                commitment=r[6],
+                seed_chosen=bool(r[7]),
+                version=r[8],
+            )
+
+    # --- events ----------------------------------------------------------------------------
+    def append(self, row: EventRow) -> None:
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO events (table_id, seq, request_id, request_sha256, action, dice, "
+                "entry, state_sha256, version, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.table_id,
+                    row.seq,
+                    row.request_id,
+                    row.request_sha256,
+                    json.dumps(row.action),
+                    None if row.dice is None else json.dumps(row.dice),
+                    row.entry,
+                    row.state_sha256,
+                    row.version,
+                    row.created_at,
+                ),
+            )
+
+    def events(self, table_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
+        sql = (
+            "SELECT table_id, seq, request_id, request_sha256, action, dice, entry, "
+            "state_sha256, version, created_at FROM events WHERE table_id = ? AND seq > ? "
+            "ORDER BY seq"
+        )
+        args: tuple[Any, ...] = (table_id, after)
+        if limit is not None:
+            sql += " LIMIT ?"
+            args = (*args, limit)
+        return [_event(r) for r in self.db.execute(sql, args).fetchall()]
+
+    def entries(self, table_id: str, after: int, limit: int) -> list[str]:
+        """Log entries (JSON text) after ``after``, oldest first: the cheap read path."""
+        rows = self.db.execute(
+            "SELECT entry FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (table_id, after, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def by_request(self, table_id: str, request_id: str) -> EventRow | None:
+        r = self.db.execute(
+            "SELECT table_id, seq, request_id, request_sha256, action, dice, entry, "
+            "state_sha256, version, created_at FROM events WHERE table_id = ? AND request_id = ?",
+            (table_id, request_id),
+        ).fetchone()
+        return None if r is None else _event(r)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, value: object, tb: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _event(r: tuple[Any, ...]) -> EventRow:
+    return EventRow(
+        table_id=r[0],
+        seq=r[1],
+        request_id=r[2],
+        request_sha256=r[3],
+        action=json.loads(r[4]),
+        dice=None if r[5] is None else json.loads(r[5]),
+        entry=r[6],
+        state_sha256=r[7],
+        version=r[8],
+        created_at=r[9],
+    )

@@ -1,0 +1,138 @@
+"""Test kit for the referee server: a real uvicorn server on a free loopback port, and a
+small client that speaks its HTTP API the way TTS does."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from tankref.server.app import create_app
+from tankref.server.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class LiveReferee:
+    url: str
+    db_path: Path
+    server: uvicorn.Server
+
+
+@contextmanager
+def live_referee(
+    db_path: Path, *, log_level: str = "warning", **settings: Any
+) -> Iterator[LiveReferee]:
+    """The real app under uvicorn in a thread: real sockets, real HTTP, real SQLite."""
+    port = free_port()
+    app = create_app(Settings(db_path=db_path, port=port, **settings))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level=log_level, ws="websockets-sansio"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the referee did not start")
+        time.sleep(0.02)
+    try:
+        yield LiveReferee(url=f"http://127.0.0.1:{port}", db_path=db_path, server=server)
+    finally:
+        server.should_exit = True
+        thread.join(20)
+
+
+class Table:
+    """One table on a live referee, with its write token."""
+
+    def __init__(self, url: str, created: dict[str, Any]) -> None:
+        self.id: str = created["table_id"]
+        self.token: str = created["token"]
+        self.created = created
+        self.http = httpx.Client(
+            base_url=url, timeout=30, headers={"Authorization": f"Bearer {self.token}"}
+        )
+        self._n = 0
+
+    def path(self, rest: str = "") -> str:
+        return f"/tables/{self.id}{rest}"
+
+    def next_id(self) -> str:
+        self._n += 1
+        return f"req-{self._n}"
+
+    # --- writes -------------------------------------------------------------------------
+    def put_tank(self, tank_id: str, **body: Any) -> httpx.Response:
+        return self.http.put(self.path(f"/tanks/{tank_id}"), json=body)
+
+    def act(
+        self,
+        action: dict[str, Any],
+        *,
+        request_id: str | None = None,
+        dice: dict[str, Any] | None = None,
+    ) -> httpx.Response:
+        body: dict[str, Any] = {"request_id": request_id or self.next_id(), "action": action}
+        if dice is not None:
+            body["dice"] = dice
+        return self.http.post(self.path("/actions"), json=body)
+
+    def ok(self, response: httpx.Response, status: int = 200) -> dict[str, Any]:
+        assert response.status_code == status, response.text
+        data: dict[str, Any] = response.json()
+        return data
+
+    # --- reads --------------------------------------------------------------------------
+    def read(self) -> dict[str, Any]:
+        return self.ok(self.http.get(self.path()))
+
+    def log(self) -> list[dict[str, Any]]:
+        entries: list[dict[str, Any]] = []
+        after = 0
+        while True:
+            page = self.ok(self.http.get(self.path("/log"), params={"after": after, "limit": 500}))
+            entries.extend(page["entries"])
+            if page["next_after"] is None:
+                return entries
+            after = page["next_after"]
+
+    def snapshot(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """State and log together: what a refused request must leave exactly as it was."""
+        return self.read(), self.log()
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def new_table(url: str, **body: Any) -> Table:
+    response = httpx.post(f"{url}/tables", json=body, timeout=30)
+    assert response.status_code == 201, response.text
+    return Table(url, response.json())
+
+
+def duel(url: str, *, dice_source: str = "table", **setup: Any) -> Table:
+    """A started game: Red's Tiger I "R1" at (0,-20) facing north, Blue's Sherman "B1" at
+    (0,20) facing south; both crews Scared (table dice: green 1s). Red's phase of turn 1."""
+    table = new_table(url, setup=setup, dice={"source": dice_source, "seed": "serverkit-duel-0"})
+    table.ok(table.put_tank("R1", card="tiger-i", player="Red", x=0, z=-20, facing=0))
+    table.ok(table.put_tank("B1", card="m4a1-sherman", player="Blue", x=0, z=20, facing=180))
+    crew_dice = {"faces": {"green": [1, 1]}} if dice_source == "table" else None
+    table.ok(table.act({"kind": "crew_roll"}, dice=crew_dice))
+    table.ok(table.act({"kind": "start_game"}))
+    return table
