@@ -98,6 +98,8 @@ def test_malformed_actions_name_the_field(referee: LiveReferee) -> None:
         ({"kind": "engage", "tank_id": "R1", "target_id": 7}, "action.engage.target_id"),
         ({"tank_id": "R1"}, "action"),
         ({"kind": "wait", "tank_id": "R1", "extra": 1}, "action.wait.extra"),
+        ({"kind": "crew_roll", "tank_id": 1}, "action.crew_roll.tank_id"),
+        ({"kind": "smoke", "tank_id": "R1", "ability": "x", "x": "3"}, "action.smoke.x"),
     ]
     for action, field in cases:
         reply = table.act(action)
@@ -146,6 +148,8 @@ def test_table_dice_count_and_faces_are_checked(referee: LiveReferee) -> None:
     assert reply.status_code == 422 and reply.json()["code"] == "BAD_FACE"
     reply = table.act(ENGAGE, dice={"faces": {"purple": [1]}})
     assert reply.status_code == 422 and reply.json()["code"] == "UNKNOWN_DIE"
+    reply = table.act(ENGAGE, dice={"faces": {"white": ["5", 1, 1, 1]}})
+    assert reply.status_code == 422 and reply.json()["field"] == "dice.faces.white.0"
     assert table.snapshot() == before
 
 

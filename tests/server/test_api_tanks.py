@@ -48,7 +48,8 @@ def test_unknown_card_and_player_name_the_field(referee: LiveReferee) -> None:
 
 
 def test_nan_infinite_and_absurd_coordinates_are_refused(referee: LiveReferee) -> None:
-    """NaN, Infinity and coordinates beyond any table: 422 naming the coordinate."""
+    """NaN, Infinity, coordinates beyond any table, and values of another JSON type (no
+    guessing that "1.5" or false meant a number): 422 naming the field."""
     table = new_table(referee.url)
     path = table.path("/tanks/R1")
     for raw, field in (
@@ -57,6 +58,9 @@ def test_nan_infinite_and_absurd_coordinates_are_refused(referee: LiveReferee) -
         ('{"card":"tiger-i","player":"Red","x":0,"z":-21,"facing":-Infinity}', "facing"),
         ('{"card":"tiger-i","player":"Red","x":1e300,"z":-21,"facing":0}', "x"),
         ('{"card":"tiger-i","player":"Red","x":"left","z":-21,"facing":0}', "x"),
+        ('{"card":"tiger-i","player":"Red","x":"1.5","z":-21,"facing":0}', "x"),
+        ('{"card":"tiger-i","player":"Red","x":false,"z":-21,"facing":0}', "x"),
+        ('{"card":"tiger-i","player":"Red","x":0,"z":-21,"facing":0,"hull_down":1}', "hull_down"),
     ):
         reply = table.http.put(path, content=raw, headers={"Content-Type": "application/json"})
         assert reply.status_code == 422, (raw, reply.text)

@@ -135,3 +135,28 @@ def test_a_log_whose_state_differs_on_replay_is_caught(tmp_path: Path) -> None:
         table.http.base_url = httpx.URL(live.url)
         damaged = table.read()["damaged"]
         assert damaged is not None and "differs" in damaged
+
+
+def test_an_action_the_database_cannot_save_is_not_applied(tmp_path: Path) -> None:
+    """If the commit fails (here the database refuses inserts, as a full disk would), the
+    reply is 503 NOT_SAVED and the table has not moved on; the retry succeeds later."""
+    db = tmp_path / "r.sqlite3"
+    with live_referee(db) as live:
+        table = duel(live.url)
+        before = table.snapshot()
+        raw = sqlite3.connect(db)
+        raw.execute(
+            "CREATE TRIGGER refuse_inserts BEFORE INSERT ON events "
+            "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+        )
+        raw.commit()
+        reply = table.act({"kind": "wait", "tank_id": "R1"}, request_id="w")
+        assert reply.status_code == 503
+        assert reply.json()["code"] == "NOT_SAVED"
+        assert "nothing was applied" in reply.json()["message"]
+        assert table.snapshot() == before
+        raw.execute("DROP TRIGGER refuse_inserts")
+        raw.commit()
+        raw.close()
+        entry = table.ok(table.act({"kind": "wait", "tank_id": "R1"}, request_id="w"))["entry"]
+        assert entry["seq"] == before[0]["seq"] + 1

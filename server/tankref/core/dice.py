@@ -112,7 +112,7 @@ def draw_number(seed: str, player_seeds: Sequence[str], counter: int, sides: int
 class SuppliedDice(BaseModel):
     """Face numbers rolled at the table, per die colour, in the order they are to be used."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     faces: dict[str, list[int]] = Field(default_factory=dict)
     damage_card: str | None = None

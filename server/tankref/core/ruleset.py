@@ -6,13 +6,22 @@ the tests reach it through this small surface and never through its internals.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.results import Result
+
+T = TypeVar("T")
+
+
+def from_wire(adapter: TypeAdapter[T], data: object) -> T:
+    """Validate what a client sent as JSON, strictly: ``"1.5"`` is not a number and ``0`` is
+    not ``false`` (lax coercion would make a typo look like a legal action)."""
+    return adapter.validate_json(json.dumps(data, allow_nan=True), strict=True)
 
 
 class TankPut(BaseModel):
@@ -22,7 +31,7 @@ class TankPut(BaseModel):
     nothing at all when the model only drifted.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     card: str = Field(min_length=1, max_length=64, description="Tank card id, e.g. tiger-i.")
     player: str = Field(min_length=1, max_length=32, description="The owner's player id.")
@@ -85,6 +94,8 @@ class Ruleset(Protocol):
     @property
     def setup_model(self) -> type[BaseModel]: ...  # players, scenario, options ...
 
+    def parse_setup(self, data: object) -> BaseModel: ...  # from the wire: strict JSON types
+
     def new_table(self, setup: BaseModel, dice: DiceState) -> Any: ...
 
     def load_state(self, text: str | bytes) -> Any: ...
@@ -98,7 +109,7 @@ class Ruleset(Protocol):
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]: ...
 
     # --- actions ---------------------------------------------------------------------------
-    def parse_action(self, data: object) -> BaseModel: ...
+    def parse_action(self, data: object) -> BaseModel: ...  # strict JSON types
 
     def action_schema(self) -> dict[str, Any]: ...  # JSON schema of the action union
 

@@ -79,6 +79,10 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         terrains.append(_merge(components, _with_ref(rules.terrain_schema())))
     components["CreateTable"]["properties"]["setup"] = _one_of(setups)
     components["ActionRequest"]["properties"]["action"] = _one_of(actions_)
+    # The terrain route takes a request_id beside the ruleset's piece, like the tank route.
+    request_id = components["TankPutRequest"]["properties"]["request_id"]
+    for body in terrains:
+        body.setdefault("properties", {})["request_id"] = dict(request_id)
     put = schema["paths"]["/tables/{table_id}/terrain/{piece_id}"]["put"]
     put["requestBody"]["content"]["application/json"]["schema"] = _one_of(terrains)
     _document_refusals(schema, components)

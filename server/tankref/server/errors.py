@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match, Route
+from starlette.routing import Match
 
 from tankref.core.errors import RulesError
 
@@ -115,13 +115,13 @@ def from_validation(errors: list[Any], prefix: str = "") -> ApiError:
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route) and route.methods:
-            match, _ = route.matches(request.scope)
-            if match != Match.NONE:
-                methods |= route.methods
-    return sorted(methods)
+    """The methods some route fully matches for this path (routers may be nested)."""
+    allowed = []
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return allowed
 
 
 def install(app: FastAPI) -> None:
@@ -143,9 +143,13 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "BODY_TOO_LARGE"}.get(
-            exc.status_code, "HTTP_ERROR"
-        )
+        # FastAPI's only 400 is a body it cannot decode (not UTF-8): the same as broken JSON.
+        code = {
+            400: "BAD_JSON",
+            404: "NOT_FOUND",
+            405: "METHOD_NOT_ALLOWED",
+            413: "BODY_TOO_LARGE",
+        }.get(exc.status_code, "HTTP_ERROR")
         headers = dict(exc.headers) if exc.headers else {}
         if exc.status_code == 405:
             # RFC 9110: a 405 lists every method the path has. Starlette names only the first

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import secrets
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -169,7 +170,7 @@ class Referee:
             )
         rules = get_ruleset(body.ruleset)
         try:
-            setup = rules.setup_model.model_validate(body.setup)
+            setup = rules.parse_setup(body.setup)
         except ValidationError as exc:
             raise from_validation(list(exc.errors()), "setup") from None
         seed = body.dice.seed or secrets.token_hex(32)
@@ -306,7 +307,7 @@ class Referee:
             except RulesError as err:
                 raise from_rules(err, "action") from None
             entry = self._entry(host, request_id, action, dice, outcome.state, outcome.result)
-            self.store.append(
+            self._append(
                 EventRow(
                     table_id=host.id,
                     seq=entry.seq,
@@ -327,6 +328,17 @@ class Referee:
             return Reply(
                 applied=True, replayed=False, seq=entry.seq, entry=entry, table=entry.table
             )
+
+    def _append(self, row: EventRow) -> None:
+        try:
+            self.store.append(row)
+        except sqlite3.Error as exc:  # disk full, file gone ...: say so; nothing was applied
+            log.error("table %s: could not save event %d: %s", row.table_id, row.seq, exc)
+            raise ApiError(
+                503,
+                "NOT_SAVED",
+                f"the referee could not save this action ({exc}); nothing was applied",
+            ) from None
 
     def _entry(
         self,

@@ -26,7 +26,8 @@ RequestId = Annotated[
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: a client that sends "1.5" for a number or 0 for false gets told, not guessed at.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class DiceSetup(_Body):

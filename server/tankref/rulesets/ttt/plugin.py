@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tankref.core.dice import DiceState, SuppliedDice
-from tankref.core.ruleset import TableSummary, TankPut, TankView
+from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
 from tankref.rulesets.ttt import engine, movement
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
@@ -17,7 +17,6 @@ from tankref.rulesets.ttt.actions import (
     PlaceTank,
     PlaceTerrain,
     SetObjective,
-    parse_action,
 )
 from tankref.rulesets.ttt.presentation import markers, tooltip
 from tankref.rulesets.ttt.state import Options, Player, Scenario, TableState, TerrainPiece
@@ -49,6 +48,7 @@ class TableSetup(BaseModel):
 
 
 _TERRAIN_ADAPTER: TypeAdapter[TerrainPiece] = TypeAdapter(TerrainPiece)
+_SETUP_ADAPTER: TypeAdapter[TableSetup] = TypeAdapter(TableSetup)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ class TinyTableTopTanks:
     @property
     def setup_model(self) -> type[BaseModel]:
         return TableSetup
+
+    def parse_setup(self, data: object) -> TableSetup:
+        return from_wire(_SETUP_ADAPTER, data)
 
     def new_table(self, setup: BaseModel, dice: DiceState) -> TableState:
         assert isinstance(setup, TableSetup)
@@ -117,7 +120,7 @@ class TinyTableTopTanks:
 
     # --- actions ---------------------------------------------------------------------------
     def parse_action(self, data: object) -> Action:
-        return parse_action(data)
+        return from_wire(ACTION_ADAPTER, data)
 
     def action_schema(self) -> dict[str, Any]:
         return ACTION_ADAPTER.json_schema()
@@ -147,7 +150,7 @@ class TinyTableTopTanks:
 
     def terrain_put(self, state: Any, piece_id: str, data: object) -> PlaceTerrain:
         fields = dict(data) if isinstance(data, dict) else {}
-        piece = _TERRAIN_ADAPTER.validate_python({**fields, "id": piece_id})
+        piece = from_wire(_TERRAIN_ADAPTER, {**fields, "id": piece_id})
         return PlaceTerrain(piece=piece)
 
     def terrain_schema(self) -> dict[str, Any]:

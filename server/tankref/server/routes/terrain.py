@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from tankref.server.errors import from_validation
 from tankref.server.routes.deps import ObjectId, RefereeDep, WritableTableDep
-from tankref.server.schemas import ObjectivePut, Reply
+from tankref.server.schemas import ObjectivePut, Reply, RequestId
 
 router = APIRouter(prefix="/tables/{table_id}", tags=["terrain"])
+_REQUEST_ID: TypeAdapter[str] = TypeAdapter(RequestId)
 
 
 @router.put("/terrain/{piece_id}", response_model=Reply)
@@ -23,10 +24,14 @@ async def put_terrain(
 ) -> Reply:
     """A terrain piece's kind and footprint (setup). The ruleset says which kinds exist."""
     request_id = body.pop("request_id", None)
-    if request_id is not None and not isinstance(request_id, str):
-        raise from_validation(
-            [{"loc": ("request_id",), "msg": "must be a string", "type": "string_type"}]
-        )
+    if request_id is not None:
+        # The same rule as every other request id (the document says so too).
+        try:
+            request_id = _REQUEST_ID.validate_python(request_id, strict=True)
+        except ValidationError as exc:
+            raise from_validation(
+                [{**e, "loc": ("request_id", *e["loc"])} for e in exc.errors()]
+            ) from None
     try:
         action = host.rules.terrain_put(host.state, piece_id, body)
     except ValidationError as exc:
