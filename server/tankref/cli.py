@@ -6,9 +6,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tankref import __version__
-from tankref.core.errors import DataError
+from tankref.core.errors import DataError, RulesError
+
+if TYPE_CHECKING:
+    from tankref.rulesets.ttt.cards import TankCard
+    from tankref.rulesets.ttt.odds import ShotOdds
 
 
 def _cmd_cards(args: argparse.Namespace) -> int:
@@ -63,6 +68,136 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(text: str) -> int:
+    """A whole number of 0 or more (dice, cover, concealment, smoke)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _pick_card(cards: dict[str, TankCard], wanted: str, role: str) -> TankCard | None:
+    """The card with id ``wanted``; else say so on stderr, naming the closest ids."""
+    import difflib
+
+    if wanted in cards:
+        return cards[wanted]
+    by_name = {card.name.lower(): card_id for card_id, card in cards.items()}
+    close = difflib.get_close_matches(wanted.lower(), sorted(cards), n=3, cutoff=0.5)
+    close += [
+        by_name[name]
+        for name in difflib.get_close_matches(wanted.lower(), sorted(by_name), n=3, cutoff=0.5)
+        if by_name[name] not in close
+    ]
+    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(sorted(cards))}"
+    print(f"tankref odds: unknown {role} card {wanted!r}: {hint}", file=sys.stderr)
+    return None
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:7.2f}%"
+
+
+def _print_odds(odds: ShotOdds, shooter: TankCard, target: TankCard) -> None:
+    print(f"{shooter.name} ({shooter.id}) engages {target.name} ({target.id}): {odds.hit_side}")
+
+    def modifiers(accuracy: bool) -> None:
+        for m in odds.modifiers:
+            if (m.applies_to == "accuracy_dice") == accuracy:
+                print(f"{'':15}{m.amount:+d} {m.label} [{m.clause}]")
+
+    print(f"  Accuracy     {odds.accuracy_dice} white (card {shooter.accuracy})")
+    modifiers(accuracy=True)
+    cover = f" + cover {odds.cover}" if odds.cover else ""
+    print(
+        f"  Penetration  {odds.penetration_dice} red (card {shooter.penetration}) vs "
+        f"{odds.hit_side} armour {odds.armour}{cover}: {odds.needed} PEN needed"
+    )
+    modifiers(accuracy=False)
+    if odds.grizzled_policy:
+        stages = [
+            stage
+            for stage, ok in (
+                ("Accuracy", odds.reroll_accuracy),
+                ("Penetration", odds.reroll_penetration),
+            )
+            if ok
+        ]
+        where = " or ".join(stages) if stages else "nothing (none declared)"
+        print(f"  Grizzled     one reroll, on {where} ({odds.grizzled_policy})")
+    rows = [
+        ("hit", "p_hit"),
+        ("penetrate, given a hit", "p_penetrate_given_hit"),
+        ("penetrate", "p_penetrate"),
+        ("destroyed", "p_destroyed"),
+        ("  by the damage card", "p_destroyed_by_card"),
+        ("  crew bails out (TTT-MR5)", "p_bail_out"),
+        ("target fails morale", "p_morale_failure"),
+    ]
+    print(f"\n  {'outcome':<30}{'chance':>8}   exact")
+    for label, name in rows:
+        print(f"  {label:<30}{_pct(getattr(odds, name))}   {odds.exact[name]}")
+    source = "a full deck" if odds.deck_reshuffled else f"the {odds.deck_left} cards left"
+    print(f"\n  {'damage card (' + source + ')':<44}{'if pen.':>8}{'overall':>9}")
+    for c in odds.cards:
+        effect = c.effect.replace("_", " ") + (", catastrophic" if c.catastrophic else "")
+        name = f"{c.name} x{c.left}"
+        print(f"  {name:<20}{effect:<24}{_pct(c.p_given_penetration)} {_pct(c.p)}")
+    if not odds.morale.checks:
+        print(f"\n  {odds.morale.why_not}")
+
+
+def _cmd_odds(args: argparse.Namespace) -> int:
+    from tankref.rulesets.ttt.cards import default_cards, load_cards
+    from tankref.rulesets.ttt.odds import odds_for_situation
+    from tankref.rulesets.ttt.state import Options
+
+    try:
+        cards = load_cards(Path(args.cards_dir)) if args.cards_dir else default_cards()
+    except DataError as err:
+        print(err, file=sys.stderr)
+        return 1
+    shooter = _pick_card(cards.tanks, args.shooter, "shooter")
+    target = _pick_card(cards.tanks, args.target, "target")
+    if shooter is None or target is None:
+        return 2
+    policy = args.grizzled_policy
+    options = Options(cover=args.cover_rule, grizzled_reroll="auto" if policy == "auto" else "ask")
+    try:
+        odds = odds_for_situation(
+            shooter,
+            target,
+            side=args.side,
+            moved=args.moved,
+            shaken=args.shaken,
+            optics_damage=args.optics,
+            gun_damage=args.gun,
+            target_fast=args.target_fast,
+            cover=args.cover,
+            concealment=args.concealment,
+            smoke=args.smoke,
+            grizzled=args.grizzled,
+            declared=None if policy == "auto" else policy,
+            target_grizzled=args.target_grizzled,
+            target_morale=args.target_morale,
+            target_immobilized=args.target_immobilized,
+            second_hit=args.second_hit,
+            options=options,
+            rules=cards.rules,
+        )
+    except RulesError as err:
+        print(f"tankref odds: {err.message}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(odds.model_dump_json(indent=2))
+    else:
+        _print_odds(odds, shooter, target)
+    return 0
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from tankref.server.serve import serve
     from tankref.server.settings import default_db_path
@@ -100,6 +235,58 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     play.add_argument("--verbose", action="store_true", help="print every adjudication")
     play.set_defaults(run=_cmd_selfplay)
+
+    odds = sub.add_parser(
+        "odds",
+        help="exact odds of a shot: hit, penetration, damage card, destroyed, morale",
+        description="The exact odds (fractions, not sampling) of SHOOTER_CARD engaging "
+        "TARGET_CARD on the side named, with the modifiers given, drawing from a full deck.",
+    )
+    odds.add_argument("shooter", metavar="SHOOTER_CARD", help="tank card id, e.g. tiger-i")
+    odds.add_argument("target", metavar="TARGET_CARD", help="tank card id, e.g. m4a1-sherman")
+    odds.add_argument(
+        "--side",
+        choices=("front", "side", "rear", "turret"),
+        default="front",
+        help="the side hit (turret: hull-down); default front",
+    )
+    odds.add_argument("--moved", action="store_true", help="the shooter moved (-2, TTT-M1)")
+    odds.add_argument("--shaken", action="store_true", help="Shaken shooter (-1, TTT-MR1)")
+    odds.add_argument("--optics", type=_count, default=0, help="Optics Damaged cards (-1 each)")
+    odds.add_argument("--gun", type=_count, default=0, help="Gun Damaged cards (-1 red each)")
+    odds.add_argument(
+        "--target-fast", action="store_true", help="target Moving Fast (TTT-M2, if its card)"
+    )
+    odds.add_argument("--cover", type=_count, default=0, help="Cover bonus N (TTT-CV1)")
+    odds.add_argument(
+        "--cover-rule",
+        choices=("armour", "literal"),
+        default="armour",
+        help="TTT-E5: Cover on the armour only (default), or also off the red dice",
+    )
+    odds.add_argument("--concealment", type=_count, default=0, help="concealment N (TTT-CN1)")
+    odds.add_argument("--smoke", type=_count, default=0, help="smoke N on the line (TTT-SM3)")
+    odds.add_argument("--grizzled", action="store_true", help="Grizzled shooter (TTT-CR1)")
+    odds.add_argument(
+        "--grizzled-policy",
+        choices=("auto", "accuracy", "penetration", "none"),
+        default="auto",
+        help="auto: the reroll is spent where it can change the outcome; accuracy, "
+        "penetration, none: the ask option with that declaration",
+    )
+    odds.add_argument("--target-grizzled", action="store_true", help="no morale checks (MO1)")
+    odds.add_argument(
+        "--target-morale", choices=("ok", "shaken", "routed"), default="ok", help="default ok"
+    )
+    odds.add_argument("--target-immobilized", action="store_true")
+    odds.add_argument(
+        "--second-hit",
+        action="store_true",
+        help="another enemy tank hit the target this turn (TTT-MO2 trigger 2)",
+    )
+    odds.add_argument("--cards-dir", help="a card folder to read the cards, dice and deck from")
+    odds.add_argument("--json", action="store_true", help="the full answer as JSON")
+    odds.set_defaults(run=_cmd_odds)
 
     from tankref.server.settings import DEFAULT_HOST, DEFAULT_PORT
 

@@ -7,7 +7,7 @@ the tests reach it through this small surface and never through its internals.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -124,6 +124,10 @@ class Ruleset(Protocol):
     def adjudicate(self, state: Any, action: Any, dice: SuppliedDice | None = None) -> Outcome: ...
 
     def options_for(self, state: Any, tank_id: str) -> list[dict[str, Any]]: ...
+
+    def odds(
+        self, state: Any, shooter_id: str, target_id: str | None, **choices: Any
+    ) -> Sequence[BaseModel]: ...  # against one target, or every enemy it may Engage, best first
 
 
 _REGISTRY: dict[str, Callable[[], Ruleset]] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -39,6 +40,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = EventStore(settings.db_path)
         app.state.referee = Referee(store)
+        # Everything loaded so far lives as long as the server: keep it out of the garbage
+        # collector's full sweeps, which would otherwise stall replies on big tables.
+        gc.freeze()
         try:
             yield
         finally:
@@ -117,11 +121,12 @@ def _document_refusals(schema: dict[str, Any], components: dict[str, Any]) -> No
                 codes |= {403, 409, 413, 415, 422}
             if "{table_id}" in path:
                 codes |= {404, 422} | ({401} if write else set())
-            if "422" in operation["responses"]:
-                codes.add(422)
+            # Refusals a route declares itself (e.g. the odds of a shot the rules refuse: 409).
+            codes |= {int(c) for c in operation["responses"] if c.startswith("4")}
             for code in sorted(codes):
+                declared = operation["responses"].get(str(code), {}).get("description")
                 operation["responses"][str(code)] = {
-                    "description": _REFUSALS[code],
+                    "description": declared or _REFUSALS[code],
                     "content": body,
                 }
     for unused in ("HTTPValidationError", "ValidationError"):

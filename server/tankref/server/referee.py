@@ -19,20 +19,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
+from pydantic_core import to_json
 
 from tankref import __version__
 from tankref.core.carddata import fingerprint, shipped_dir
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.results import Result, chat_lines
-from tankref.core.ruleset import Ruleset, TableSummary, get_ruleset, ruleset_names
+from tankref.core.ruleset import Ruleset, TableSummary, TankView, get_ruleset, ruleset_names
 from tankref.server.errors import ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,
     DicePublic,
     LogEntry,
-    Reply,
     TableCreated,
     TableListItem,
     TableRead,
@@ -54,6 +54,25 @@ def _canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
+CHECKPOINT_EVERY = 25
+
+
+def result_digest(result: dict[str, Any]) -> str:
+    """SHA-256 of a result as logged (JSON-ready dict): replaying must reproduce it."""
+    return hashlib.sha256(to_json(result)).hexdigest()
+
+
+def _reply(
+    applied: bool, replayed: bool, seq: int, entry_json: str | None, table: TableSummary
+) -> str:
+    """A ``Reply`` as JSON text, around the entry's JSON exactly as it was logged (no second
+    serialisation of the biggest part)."""
+    return (
+        f'{{"applied":{str(applied).lower()},"replayed":{str(replayed).lower()},"seq":{seq},'
+        f'"entry":{entry_json or "null"},"table":{table.model_dump_json()}}}'
+    )
+
+
 def engine_version(ruleset: str) -> str:
     """tankref's version and the card data's fingerprint: what decided a result."""
     return f"{__version__}+{ruleset}.cards.{fingerprint(shipped_dir(ruleset))}"
@@ -72,6 +91,8 @@ class TableHost:
     state: Any
     seq: int = 0
     damaged: str | None = None  # why the log could not be replayed; the table is read-only
+    # request id -> (seq, request hash): a repeated request is answered from the log
+    requests: dict[str, tuple[int, str]] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -125,6 +146,8 @@ class Referee:
             host = self._host_from_row(row)
             self.tables[host.id] = host
             for event in self.store.events(host.id):
+                if event.request_id is not None:
+                    host.requests[event.request_id] = (event.seq, event.request_sha256)
                 if host.damaged:
                     host.seq = event.seq
                     continue
@@ -155,7 +178,11 @@ class Referee:
         action = host.rules.parse_action(event.action)
         dice = None if event.dice is None else SuppliedDice.model_validate(event.dice)
         outcome = host.rules.adjudicate(host.state, action, dice)
-        if _sha256(host.rules.dump_state(outcome.state)) != event.state_sha256:
+        if result_digest(outcome.result.model_dump(mode="json")) != event.result_sha256:
+            raise RuntimeError("the replayed result differs from the result that was logged")
+        if event.state_sha256 is not None and (
+            _sha256(host.rules.dump_state(outcome.state)) != event.state_sha256
+        ):
             raise RuntimeError("the replayed state differs from the state that was logged")
         host.state = outcome.state
 
@@ -269,65 +296,82 @@ class Referee:
         request: dict[str, Any],
         build: Any,
         dice: SuppliedDice | None = None,
-    ) -> Reply:
-        """Apply the action ``build(state)`` makes (None: nothing to do), once per request id.
+    ) -> str:
+        """Apply the action ``build(state)`` makes (None: nothing to do), once per request id;
+        the reply as JSON text (``Reply``).
 
         ``request`` is what the client asked, for recognising a repeated request id.
         """
         request_sha = _sha256(_canonical(request))
         async with host.lock:
-            if request_id is not None:
-                earlier = self.store.by_request(host.id, request_id)
-                if earlier is not None:
-                    if earlier.request_sha256 != request_sha:
-                        raise ApiError(
-                            409,
-                            "REQUEST_ID_REUSED",
-                            f"request_id: {request_id!r} was already used for a different "
-                            "request on this table",
-                            field="request_id",
-                        )
-                    entry = LogEntry.model_validate_json(earlier.entry)
-                    return Reply(
-                        applied=True,
-                        replayed=True,
-                        seq=earlier.seq,
-                        entry=entry,
-                        table=host.summary(),
+            if request_id is not None and request_id in host.requests:
+                seq, first_sha = host.requests[request_id]
+                if first_sha != request_sha:
+                    raise ApiError(
+                        409,
+                        "REQUEST_ID_REUSED",
+                        f"request_id: {request_id!r} was already used for a different "
+                        "request on this table",
+                        field="request_id",
                     )
+                return _reply(True, True, seq, self.store.entry_at(host.id, seq), host.summary())
             if host.damaged:
                 raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
             action = build(host.state)
             if action is None:
-                return Reply(
-                    applied=False, replayed=False, seq=host.seq, entry=None, table=host.summary()
-                )
+                return _reply(False, False, host.seq, None, host.summary())
             try:
                 outcome = host.rules.adjudicate(host.state, action, dice)
             except RulesError as err:
                 raise from_rules(err, "action") from None
-            entry = self._entry(host, request_id, action, dice, outcome.state, outcome.result)
+            seq = host.seq + 1
+            summary = host.rules.summary(outcome.state)
+            result = outcome.result.model_dump(mode="json")
+            entry = LogEntry(
+                seq=seq,
+                at=_now(),
+                request_id=request_id,
+                kind=str(getattr(action, "kind", type(action).__name__)),
+                action=action.model_dump(mode="json"),
+                dice=None if dice is None else dice.model_dump(mode="json"),
+                result=result,
+                chat=chat_lines(outcome.result),
+                tanks=self._changed_tanks(host, outcome.state, outcome.result),
+                table=summary,
+            )
+            entry_json = entry.model_dump_json()
             self._append(
                 EventRow(
                     table_id=host.id,
-                    seq=entry.seq,
+                    seq=seq,
                     request_id=request_id,
                     request_sha256=request_sha,
-                    action=action.model_dump(mode="json"),
-                    dice=None if dice is None else dice.model_dump(mode="json"),
-                    entry=entry.model_dump_json(),
-                    state_sha256=_sha256(host.rules.dump_state(outcome.state)),
+                    action=entry.action,
+                    dice=entry.dice,
+                    entry=entry_json,
+                    result_sha256=result_digest(result),
+                    state_sha256=self._checkpoint(host, seq, outcome.state, summary),
                     version=self.version(host.rules.name),
                     created_at=entry.at,
                 )
             )
             # Committed: only now does the table move on.
             host.state = outcome.state
-            host.seq = entry.seq
+            host.seq = seq
+            if request_id is not None:
+                host.requests[request_id] = (seq, request_sha)
             host.notify()
-            return Reply(
-                applied=True, replayed=False, seq=entry.seq, entry=entry, table=entry.table
-            )
+            return _reply(True, False, seq, entry_json, summary)
+
+    def _checkpoint(
+        self, host: TableHost, seq: int, state: Any, summary: TableSummary
+    ) -> str | None:
+        """The state's hash at checkpoints: while setting up, when the game is over, and every
+        ``CHECKPOINT_EVERY`` events in play. (Hashing the whole state on every shot would
+        cost as much as adjudicating it; the result is hashed on every event.)"""
+        if summary.status == "playing" and seq % CHECKPOINT_EVERY:
+            return None
+        return _sha256(host.rules.dump_state(state))
 
     def _append(self, row: EventRow) -> None:
         try:
@@ -340,31 +384,13 @@ class Referee:
                 f"the referee could not save this action ({exc}); nothing was applied",
             ) from None
 
-    def _entry(
-        self,
-        host: TableHost,
-        request_id: str | None,
-        action: BaseModel,
-        dice: SuppliedDice | None,
-        state: Any,
-        result: Result,
-    ) -> LogEntry:
+    @staticmethod
+    def _changed_tanks(host: TableHost, state: Any, result: Result) -> list[TankView]:
         changes = {c.tank_id: c for c in result.changes}
         tanks = host.rules.tank_views(state, list(changes))
         for view in tanks:  # the engine's tooltip also says what just happened to the tank
             view.tooltip = changes[view.tank_id].tooltip or view.tooltip
-        return LogEntry(
-            seq=host.seq + 1,
-            at=_now(),
-            request_id=request_id,
-            kind=str(getattr(action, "kind", type(action).__name__)),
-            action=action.model_dump(mode="json"),
-            dice=None if dice is None else dice.model_dump(mode="json"),
-            result=result.model_dump(mode="json"),
-            chat=chat_lines(result),
-            tanks=tanks,
-            table=host.rules.summary(state),
-        )
+        return tanks
 
     # --- reads -----------------------------------------------------------------------------
     def entries(self, host: TableHost, after: int, limit: int) -> list[LogEntry]:

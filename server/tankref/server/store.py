@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS events (
     action         TEXT NOT NULL,  -- JSON action as the engine took it
     dice           TEXT,           -- JSON faces the table supplied, if any
     entry          TEXT NOT NULL,  -- JSON log entry as served
-    state_sha256   TEXT NOT NULL,  -- the derived state after this event
+    result_sha256  TEXT NOT NULL,  -- the result, checked again when the log is replayed
+    state_sha256   TEXT,           -- the derived state after it, at checkpoints (else NULL)
     version        TEXT NOT NULL,  -- tankref and card-data version that decided it
     created_at     TEXT NOT NULL,
     PRIMARY KEY (table_id, seq)
@@ -53,6 +54,12 @@ CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 """
+
+
+_EVENT_COLUMNS = (
+    "table_id, seq, request_id, request_sha256, action, dice, entry, result_sha256, "
+    "state_sha256, version, created_at"
+)
 
 
 class StoreError(RuntimeError):
@@ -81,7 +88,8 @@ class EventRow:
     action: dict[str, Any]
     dice: dict[str, Any] | None
     entry: str  # JSON text, served as is
-    state_sha256: str
+    result_sha256: str
+    state_sha256: str | None
     version: str
     created_at: str
 
@@ -159,8 +167,8 @@ class EventStore:
         with self._transaction():
             self.db.execute(
                 "INSERT INTO events (table_id, seq, request_id, request_sha256, action, dice, "
-                "entry, state_sha256, version, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "entry, result_sha256, state_sha256, version, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row.table_id,
                     row.seq,
@@ -169,6 +177,7 @@ class EventStore:
                     json.dumps(row.action),
                     None if row.dice is None else json.dumps(row.dice),
                     row.entry,
+                    row.result_sha256,
                     row.state_sha256,
                     row.version,
                     row.created_at,
@@ -176,11 +185,7 @@ class EventStore:
             )
 
     def events(self, table_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
-        sql = (
-            "SELECT table_id, seq, request_id, request_sha256, action, dice, entry, "
-            "state_sha256, version, created_at FROM events WHERE table_id = ? AND seq > ? "
-            "ORDER BY seq"
-        )
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq > ? ORDER BY seq"
         args: tuple[Any, ...] = (table_id, after)
         if limit is not None:
             sql += " LIMIT ?"
@@ -195,13 +200,11 @@ class EventStore:
         ).fetchall()
         return [r[0] for r in rows]
 
-    def by_request(self, table_id: str, request_id: str) -> EventRow | None:
-        r = self.db.execute(
-            "SELECT table_id, seq, request_id, request_sha256, action, dice, entry, "
-            "state_sha256, version, created_at FROM events WHERE table_id = ? AND request_id = ?",
-            (table_id, request_id),
+    def entry_at(self, table_id: str, seq: int) -> str:
+        row = self.db.execute(
+            "SELECT entry FROM events WHERE table_id = ? AND seq = ?", (table_id, seq)
         ).fetchone()
-        return None if r is None else _event(r)
+        return str(row[0])
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self.db)
@@ -227,7 +230,8 @@ def _event(r: tuple[Any, ...]) -> EventRow:
         action=json.loads(r[4]),
         dice=None if r[5] is None else json.loads(r[5]),
         entry=r[6],
-        state_sha256=r[7],
-        version=r[8],
-        created_at=r[9],
+        result_sha256=r[7],
+        state_sha256=r[8],
+        version=r[9],
+        created_at=r[10],
     )

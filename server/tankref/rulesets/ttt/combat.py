@@ -1,7 +1,9 @@
 """Engage: who may fire, the side hit, Accuracy, Penetration, stars, the damage card.
 
 TTT-E1..E7, TTT-CV1, TTT-CN1, with the Grizzled reroll (TTT-CR1) spent where it can change
-the outcome.
+the outcome. A shot is planned first (``plan_engage``: pure, every number that decides it),
+then resolved with the dice (``do_engage``); the odds engine (``odds.py``) reads the same
+plan, so the odds and the adjudication cannot disagree.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 
 from tankref.core.dice import Roll
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
+from tankref.core.results import Modifier
 from tankref.rulesets.ttt.actions import Engage, GrizzledUse
 from tankref.rulesets.ttt.cards import (
     ACCURACY_DIE,
@@ -22,8 +25,8 @@ from tankref.rulesets.ttt.cards import (
 )
 from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
 from tankref.rulesets.ttt.morale import bail_out, catastrophe_seen
-from tankref.rulesets.ttt.sight import LineOfFire, in_front_arc, read_line, side_hit
-from tankref.rulesets.ttt.state import TableState, TankState
+from tankref.rulesets.ttt.sight import LineOfFire, SideReading, in_front_arc, read_line, side_hit
+from tankref.rulesets.ttt.state import Options, TableState, TankState
 
 
 def check_engage(
@@ -107,14 +110,224 @@ def facing_to_present(side: Side, target: TankState, shooter: TankState) -> floa
     return right
 
 
-def _reroll_allowed(
-    ctx: Context, tank: TankState, stage: GrizzledUse, declared: GrizzledUse | None
+# --- the plan: every number of the shot, read from the table before any die is rolled -------
+
+
+@dataclass(frozen=True)
+class SidePlan:
+    """TTT-E2 and TTT-E3: the side the shot strikes, after the referee's best-armour turn."""
+
+    shown: SideReading  # the side the target shows as it stands
+    hull_down: bool
+    best: Side | None = None  # its best armour, when that is stronger than the side shown
+    blocked: str | None = None  # why it cannot turn that armour to the shot
+    facing: float | None = None  # the facing the referee turns it to (None: no turn)
+    final: SideReading | None = None  # the side hit after the turn (None: ``shown``)
+
+    @property
+    def reading(self) -> SideReading:
+        return self.final or self.shown
+
+    @property
+    def side(self) -> Side:
+        return self.reading.side
+
+
+@dataclass(frozen=True)
+class EngagePlan:
+    """Everything that decides a shot's odds, computed once from the table.
+
+    ``do_engage`` rolls the dice against it; the odds engine reads the same numbers, so the
+    odds cannot drift from the adjudication.
+    """
+
+    shooter: TankState
+    target: TankState
+    line: LineOfFire
+    side: SidePlan
+    accuracy_mods: tuple[Modifier, ...]  # every Accuracy penalty with its clause (TTT-E4)
+    white_dice: int
+    penetration_mods: tuple[Modifier, ...]  # Gun Damaged, Cover, literal Cover, in that order
+    red_dice: int
+    armour: int  # of the side hit
+    threshold: int  # armour + Cover: the PEN needed (TTT-E5, TTT-CV1)
+    reroll_accuracy: bool  # the Grizzled reroll may be spent on a missed Accuracy roll
+    # ... or on a failed Penetration roll, when it was not spent on Accuracy in this shot
+    reroll_penetration: bool
+
+    @property
+    def cover(self) -> int:
+        return self.line.cover
+
+    @property
+    def red_dice_mods(self) -> list[int]:
+        return [m.amount for m in self.penetration_mods if m.applies_to == "penetration_dice"]
+
+
+def _turn_blocked(options: Options, target: TankState) -> str | None:
+    """Why the target may not turn its best armour to the shot (TTT-E3, TTT-F1, TTT-M2)."""
+    if options.best_armour == "never":
+        return "the table's option is never"
+    if target.facing_changed:
+        return "it already changed facing this turn"
+    if target.moved == "fast":
+        return "it is Moving Fast"
+    if target.immobilized:
+        return "it is Immobilized"
+    return None
+
+
+def choose_side(
+    options: Options, shooter: TankState, target: TankState, line: LineOfFire
+) -> SidePlan:
+    """TTT-E2/TTT-E3: the side hit, with the best-armour turn the referee would make."""
+    shown = side_hit(options, shooter, target, line.hull_down)
+    if line.hull_down:
+        return SidePlan(shown, hull_down=True)
+    best = best_side(target)
+    armour = target.card.armour
+    if armour.of(best) <= armour.of(shown.side):
+        return SidePlan(shown, hull_down=False)
+    blocked = _turn_blocked(options, target)
+    if blocked:
+        return SidePlan(shown, hull_down=False, best=best, blocked=blocked)
+    # The model is turned to a facing rounded as the state stores it, and the side is read
+    # again from that stored facing, so the plan and the table agree to the last digit.
+    facing = round(facing_to_present(best, target, shooter), 3)
+    final = side_hit(options, shooter, target.model_copy(update={"facing": facing}), False)
+    return SidePlan(shown, hull_down=False, best=best, facing=facing, final=final)
+
+
+def accuracy_penalties(
+    options: Options, shooter: TankState, target: TankState, line: LineOfFire
+) -> tuple[Modifier, ...]:
+    """TTT-E4: every die taken off the shooter's Accuracy, each with the clause imposing it."""
+    mods: list[Modifier] = []
+
+    def penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> None:
+        mods.append(
+            Modifier(
+                clause=clause, label=label, amount=amount, applies_to="accuracy_dice", ruling=ruling
+            )
+        )
+
+    if shooter.moved != "none":
+        penalty("TTT-M1", f"moved this turn ({shooter.moved})", -2)
+    if shooter.morale == "shaken":
+        penalty("TTT-MR1", "Shaken crew", -1)
+    if shooter.optics_damage:
+        penalty("TTT-E7", "Optics Damaged", -shooter.optics_damage)
+    if target.moved == "fast" and target.card.fast_evasion:
+        penalty("TTT-M2", "target Moving Fast (its card: -1 enemy Accuracy)", -1)
+    if line.concealment:
+        kind = "light" if line.concealment == 1 else "heavy"
+        penalty("TTT-CN1", f"{kind} concealment ({line.concealment_why})", -line.concealment)
+    if line.smoke:
+        stacking = options.smoke_stacking
+        ruling = "screens add" if stacking == "add" else "the strongest screen on the line applies"
+        penalty(
+            "TTT-SM3",
+            f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))",
+            -line.smoke,
+            ruling,
+        )
+    return tuple(mods)
+
+
+def penetration_modifiers(
+    options: Options, shooter: TankState, line: LineOfFire
+) -> tuple[Modifier, ...]:
+    """TTT-E5/TTT-CV1: Gun Damaged, Cover on the armour, and (option literal) Cover off the dice."""
+    mods: list[Modifier] = []
+    if shooter.gun_damage:
+        mods.append(
+            Modifier(
+                clause="TTT-E7",
+                label="Gun Damaged",
+                amount=-shooter.gun_damage,
+                applies_to="penetration_dice",
+            )
+        )
+    cover = line.cover
+    if cover:
+        mods.append(
+            Modifier(
+                clause="TTT-CV1",
+                label=f"Cover +{cover} ({line.cover_why})",
+                amount=cover,
+                applies_to="armour",
+                ruling="Cover is added once, to the armour" if options.cover == "armour" else None,
+            )
+        )
+        if options.cover == "literal":
+            mods.append(
+                Modifier(
+                    clause="TTT-E5",
+                    label=f"Cover also taken off the red dice ({line.cover_why})",
+                    amount=-cover,
+                    applies_to="penetration_dice",
+                    ruling="literal: Cover subtracted from the dice and added to the armour",
+                )
+            )
+    return tuple(mods)
+
+
+def reroll_allowed(
+    options: Options, tank: TankState, stage: GrizzledUse, declared: GrizzledUse | None
 ) -> bool:
+    """TTT-CR1: may the Grizzled reroll be spent at ``stage``? Auto: wherever it can change
+    the outcome; ask: only at the stage the Engage declared."""
     if not tank.grizzled or tank.reroll_used:
         return False
-    if ctx.state.options.grizzled_reroll == "auto":
+    if options.grizzled_reroll == "auto":
         return True
     return declared == stage
+
+
+def plan_shot(
+    options: Options,
+    shooter: TankState,
+    target: TankState,
+    line: LineOfFire,
+    side: SidePlan,
+    declared: GrizzledUse | None = None,
+) -> EngagePlan:
+    """The dice, the PEN needed and the rerolls of a shot whose side and line are known."""
+    accuracy_mods = accuracy_penalties(options, shooter, target, line)
+    penetration_mods = penetration_modifiers(options, shooter, line)
+    white = max(0, shooter.card.accuracy + sum(m.amount for m in accuracy_mods))
+    red_mods = sum(m.amount for m in penetration_mods if m.applies_to == "penetration_dice")
+    armour = target.card.armour.of(side.side)
+    return EngagePlan(
+        shooter=shooter,
+        target=target,
+        line=line,
+        side=side,
+        accuracy_mods=accuracy_mods,
+        white_dice=white,
+        penetration_mods=penetration_mods,
+        red_dice=max(0, shooter.card.penetration + red_mods),
+        armour=armour,
+        threshold=armour + line.cover,
+        reroll_accuracy=reroll_allowed(options, shooter, "accuracy", declared),
+        reroll_penetration=reroll_allowed(options, shooter, "penetration", declared),
+    )
+
+
+def plan_engage(
+    state: TableState, tank_id: str, target_id: str, declared: GrizzledUse | None = None
+) -> EngagePlan:
+    """The whole shot as the referee will resolve it; raises the Engage's ``RulesError``.
+
+    Pure: reads the table, changes nothing, rolls nothing. ``declared`` is the Engage's
+    ``grizzled_reroll`` (read only when the table's option is ask).
+    """
+    shooter, target, line = check_engage(state, tank_id, target_id)
+    side = choose_side(state.options, shooter, target, line)
+    return plan_shot(state.options, shooter, target, line, side, declared)
+
+
+# --- resolving the plan with the dice ---------------------------------------------------------
 
 
 def _spend_reroll(ctx: Context, tank_id: str, stage: str) -> None:
@@ -168,175 +381,108 @@ def _spend_stars(ctx: Context, pool: _Pool, stars: int, threshold: int) -> int:
     return used
 
 
-def do_engage(ctx: Context, action: Engage) -> None:
-    state = ctx.state
-    options = state.options
-    shooter, target, line = check_engage(state, action.tank_id, action.target_id)
-    s = ctx.edit(shooter.id)
-    t = ctx.edit(target.id)
-    s.engaged = True
-    s.waiting = False
-    outcome = ctx.result.outcome
-    outcome.update(
-        shooter=s.id, target=t.id, range=round(line.range, 2), hit=False, penetrated=False
-    )
-    ctx.say(f'{tank_label(s)} engages {tank_label(t)} at {line.range:.1f}".')
-
-    # --- the side hit and the best-armour turn (TTT-E2, TTT-E3) ---------------------------
-    reading = side_hit(options, s, t, line.hull_down)
-    if line.hull_down:
+def _resolve_side(ctx: Context, plan: EngagePlan, target: TankState) -> None:
+    """Report the side hit (TTT-E2) and make the best-armour turn the plan decided (TTT-E3)."""
+    options = ctx.state.options
+    side = plan.side
+    line = plan.line
+    if side.hull_down:
         ctx.rule("TTT-E2", f"hull-down to the shooter ({line.hull_down_why}): the Turret is hit")
-    else:
+        return
+    shown = side.shown
+    ctx.rule(
+        "TTT-E2",
+        f"side by the shooter's bearing, {shown.relative:.1f}° off the target's facing "
+        f"(front ±{options.front_arc:g}°, rear ±{options.rear_arc:g}°)",
+        "front_arc/rear_arc",
+        f"{options.front_arc:g}/{options.rear_arc:g}",
+    )
+    if shown.note:
+        ctx.rule("TTT-E2", shown.note)
+    if side.best is None:
+        return
+    if side.blocked or side.facing is None:
         ctx.rule(
-            "TTT-E2",
-            f"side by the shooter's bearing, {reading.relative:.1f}° off the target's facing "
-            f"(front ±{options.front_arc:g}°, rear ±{options.rear_arc:g}°)",
-            "front_arc/rear_arc",
-            f"{options.front_arc:g}/{options.rear_arc:g}",
+            "TTT-E3",
+            f"{tank_label(target)} cannot turn its best armour: {side.blocked}",
+            "best_armour",
+            options.best_armour,
         )
-        if reading.note:
-            ctx.rule("TTT-E2", reading.note)
-        best = best_side(t)
-        armour = t.card.armour
-        if armour.of(best) > armour.of(reading.side):
-            why_not = (
-                "the table's option is never"
-                if options.best_armour == "never"
-                else "it already changed facing this turn"
-                if t.facing_changed
-                else "it is Moving Fast"
-                if t.moved == "fast"
-                else "it is Immobilized"
-                if t.immobilized
-                else None
-            )
-            if why_not:
-                ctx.rule(
-                    "TTT-E3",
-                    f"{tank_label(t)} cannot turn its best armour: {why_not}",
-                    "best_armour",
-                    options.best_armour,
-                )
-            else:
-                new_facing = facing_to_present(best, t, s)
-                old_facing = t.facing
-                t.facing = round(new_facing, 3)
-                t.facing_changed = True
-                t.best_armour_turned = True
-                reading = side_hit(options, s, t, False)
-                ctx.rule(
-                    "TTT-E3",
-                    f"the referee turns {tank_label(t)}'s best armour ({best}) to the shot and "
-                    "uses its facing change",
-                    "best_armour",
-                    "auto",
-                )
-                ctx.event(
-                    "turn_model",
-                    "TTT-E3",
-                    f"Turn {tank_label(t)} to face {t.facing:.0f}° (best armour to the shot)",
-                    tank_id=t.id,
-                    facing=t.facing,
-                    before=old_facing,
-                )
-    side = reading.side
-    outcome["hit_side"] = side
+        return
+    old_facing = target.facing
+    target.facing = side.facing
+    target.facing_changed = True
+    target.best_armour_turned = True
+    ctx.rule(
+        "TTT-E3",
+        f"the referee turns {tank_label(target)}'s best armour ({side.best}) to the shot and "
+        "uses its facing change",
+        "best_armour",
+        "auto",
+    )
+    ctx.event(
+        "turn_model",
+        "TTT-E3",
+        f"Turn {tank_label(target)} to face {target.facing:.0f}° (best armour to the shot)",
+        tank_id=target.id,
+        facing=target.facing,
+        before=old_facing,
+    )
 
-    # --- Accuracy (TTT-E4) ----------------------------------------------------------------
-    dice = s.card.accuracy
-    mods: list[int] = []
 
-    def penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> None:
-        ctx.modifier(clause, label, amount, "accuracy_dice", ruling)
-        mods.append(amount)
-
-    if s.moved != "none":
-        penalty("TTT-M1", f"moved this turn ({s.moved})", -2)
-    if s.morale == "shaken":
-        penalty("TTT-MR1", "Shaken crew", -1)
-    if s.optics_damage:
-        penalty("TTT-E7", "Optics Damaged", -s.optics_damage)
-    if t.moved == "fast" and t.card.fast_evasion:
-        penalty("TTT-M2", "target Moving Fast (its card: -1 enemy Accuracy)", -1)
-    if line.concealment:
-        kind = "light" if line.concealment == 1 else "heavy"
-        penalty("TTT-CN1", f"{kind} concealment ({line.concealment_why})", -line.concealment)
-    if line.smoke:
-        stacking = options.smoke_stacking
-        ruling = "screens add" if stacking == "add" else "the strongest screen on the line applies"
-        penalty(
-            "TTT-SM3",
-            f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))",
-            -line.smoke,
-            ruling,
-        )
-    n_white = max(0, dice + sum(mods))
+def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool | None:
+    """TTT-E4 (with TTT-CR1): True on a hit, False on a miss, None when no die is left."""
+    outcome = ctx.result.outcome
+    ctx.result.modifiers.extend(plan.accuracy_mods)
+    dice = shooter.card.accuracy
+    n_white = plan.white_dice
     outcome["accuracy_dice"] = n_white
-    math_text = f"{dice}" + "".join(f" {m:+d}" for m in mods) + f" = {n_white} white"
+    math_text = (
+        f"{dice}" + "".join(f" {m.amount:+d}" for m in plan.accuracy_mods) + f" = {n_white} white"
+    )
     if n_white == 0:
         ctx.rule("TTT-E4", "no Accuracy dice left: the Engage fails")
         ctx.say(f"Accuracy: {math_text}: no dice left, the Engage fails.")
         outcome["reason"] = "no accuracy dice"
-        return
+        return None
     whites = ctx.bag.roll(ACCURACY_DIE, n_white, "for Accuracy")
     hit = any(HIT in r.icons for r in whites)
     faces = " ".join(str(r.face) for r in whites)
     acc_line = f"Accuracy: {math_text} [{faces}]"
-    if not hit and _reroll_allowed(ctx, s, "accuracy", action.grizzled_reroll):
-        _spend_reroll(ctx, s.id, "Accuracy")
+    if not hit and plan.reroll_accuracy:
+        _spend_reroll(ctx, shooter.id, "Accuracy")
         again = ctx.bag.reroll(whites[0], "Grizzled reroll")
         hit = HIT in again.icons
         acc_line += f", Grizzled reroll {again.face}"
     if any(r.icons.count(HIT) > 1 for r in ctx.bag.rolls if r.die == ACCURACY_DIE):
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
-    if not hit:
-        ctx.say(f"{acc_line}: miss.")
-        return
-    outcome["hit"] = True
-    ctx.say(f"{acc_line}: hit.")
-    if t.hit_turn != state.turn:
-        t.hit_by, t.hit_turn = (), state.turn  # TTT-MO2 (2) counts the game turn, both phases
-    if s.id not in t.hit_by:
-        if t.hit_by:
-            ctx.trigger_morale(t.id, "hit by a second enemy tank this turn")
-        t.hit_by = (*t.hit_by, s.id)
+    ctx.say(f"{acc_line}: {'hit' if hit else 'miss'}.")
+    return hit
 
-    # --- Penetration (TTT-E5, TTT-E6, TTT-CV1) ----------------------------------------------
-    armour_value = t.card.armour.of(side)
-    cover = line.cover
-    red = s.card.penetration
-    pen_mods: list[int] = []
-    if s.gun_damage:
-        ctx.modifier("TTT-E7", "Gun Damaged", -s.gun_damage, "penetration_dice")
-        pen_mods.append(-s.gun_damage)
+
+def _roll_penetration(
+    ctx: Context, plan: EngagePlan, shooter: TankState, reroll_left: bool
+) -> bool:
+    """TTT-E5/TTT-E6/TTT-CV1 (with TTT-CR1): True when the target is penetrated."""
+    options = ctx.state.options
+    outcome = ctx.result.outcome
+    cover = plan.cover
+    ctx.result.modifiers.extend(plan.penetration_mods)
     if cover:
-        ctx.modifier(
-            "TTT-CV1",
-            f"Cover +{cover} ({line.cover_why})",
-            cover,
-            "armour",
-            "Cover is added once, to the armour" if options.cover == "armour" else None,
-        )
-        if options.cover == "literal":
-            ctx.modifier(
-                "TTT-E5",
-                f"Cover also taken off the red dice ({line.cover_why})",
-                -cover,
-                "penetration_dice",
-                "literal: Cover subtracted from the dice and added to the armour",
-            )
-            pen_mods.append(-cover)
         ctx.rule("TTT-E5", f"Cover counted: {options.cover}", "cover", options.cover)
-    n_red = max(0, red + sum(pen_mods))
-    threshold = armour_value + cover
-    outcome.update(armour=armour_value, cover=cover, needed=threshold, penetration_dice=n_red)
+    red = shooter.card.penetration
+    n_red = plan.red_dice
+    threshold = plan.threshold
+    side = plan.side.side
+    outcome.update(armour=plan.armour, cover=cover, needed=threshold, penetration_dice=n_red)
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
     first_faces = " ".join(str(r.face) for r in pool.slots)
     stars = sum(r.icons.count(STAR) for r in pool.slots)
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
-        f"Penetration: {red}" + "".join(f" {m:+d}" for m in pen_mods) + f" = {n_red} red vs "
-        f"{side} armour {armour_value}"
+        f"Penetration: {red}"
+        + "".join(f" {m:+d}" for m in plan.red_dice_mods)
+        + f" = {n_red} red vs {side} armour {plan.armour}"
         + (f" + cover {cover}" if cover else "")
         + f" [{first_faces}]"
     )
@@ -345,16 +491,14 @@ def do_engage(ctx: Context, action: Engage) -> None:
         ctx.rule(
             "TTT-E6", "each * rerolls a non-penetrating die while the target is not yet penetrated"
         )
-    if (
-        pool.pens < threshold
-        and pool.slots
-        and _reroll_allowed(ctx, s, "penetration", action.grizzled_reroll)
-    ):
-        _spend_reroll(ctx, s.id, "Penetration")
+    if pool.pens < threshold and pool.slots and reroll_left:
+        _spend_reroll(ctx, shooter.id, "Penetration")
         slot = pool.weakest()
         new = ctx.bag.reroll(pool.slots[slot], "Grizzled reroll")
         pool.slots[slot] = new
         pen_line += f", Grizzled reroll {new.face}"
+        # Only the rerolled die's own stars: stars left over from the first roll were lost
+        # when no blank die remained to spend them on.
         extra = _spend_stars(ctx, pool, new.icons.count(STAR), threshold)
         if extra:
             pen_line += f", {extra} more * reroll(s)"
@@ -363,11 +507,45 @@ def do_engage(ctx: Context, action: Engage) -> None:
     pen_line += f" = {pens} PEN"
     if pens < threshold:
         ctx.say(f"{pen_line}: no penetration.")
-        return
+        return False
     outcome["penetrated"] = True
     ctx.say(f"{pen_line}: penetrated!")
+    return True
 
-    # --- Damage card (TTT-E7) -----------------------------------------------------------------
+
+def do_engage(ctx: Context, action: Engage) -> None:
+    state = ctx.state
+    plan = plan_engage(state, action.tank_id, action.target_id, action.grizzled_reroll)
+    s = ctx.edit(plan.shooter.id)
+    t = ctx.edit(plan.target.id)
+    s.engaged = True
+    s.waiting = False
+    line = plan.line
+    outcome = ctx.result.outcome
+    outcome.update(
+        shooter=s.id, target=t.id, range=round(line.range, 2), hit=False, penetrated=False
+    )
+    ctx.say(f'{tank_label(s)} engages {tank_label(t)} at {line.range:.1f}".')
+
+    _resolve_side(ctx, plan, t)
+    outcome["hit_side"] = plan.side.side
+
+    hit = _roll_accuracy(ctx, plan, s)
+    if not hit:
+        return
+    outcome["hit"] = True
+    if t.hit_turn != state.turn:
+        t.hit_by, t.hit_turn = (), state.turn  # TTT-MO2 (2) counts the game turn, both phases
+    if s.id not in t.hit_by:
+        if t.hit_by:
+            ctx.trigger_morale(t.id, "hit by a second enemy tank this turn")
+        t.hit_by = (*t.hit_by, s.id)
+
+    # The Grizzled reroll is still there for Penetration unless Accuracy just spent it.
+    reroll_left = plan.reroll_penetration and not s.reroll_used
+    if not _roll_penetration(ctx, plan, s, reroll_left):
+        return
+
     card = draw_damage_card(ctx)
     outcome["damage_card"] = card.name
     apply_damage(ctx, t.id, card)

@@ -19,6 +19,7 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
 from tankref.core.results import Result, TankChange
 from tankref.rulesets.ttt import combat, morale, movement, setup, smoke, turns
+from tankref.rulesets.ttt import odds as shot_odds
 from tankref.rulesets.ttt.actions import (
     Action,
     CrewRoll,
@@ -194,8 +195,12 @@ def _try(kind: str, check: Callable[[], dict[str, Any] | None]) -> Option:
     return Option(kind, True, detail=detail)
 
 
-def options_for(state: TableState, tank_id: str) -> list[Option]:
-    """What ``tank_id`` may do now, each refusal with its code and clause. Changes nothing."""
+def options_for(state: TableState, tank_id: str, *, odds: bool = True) -> list[Option]:
+    """What ``tank_id`` may do now, each refusal with its code and clause. Changes nothing.
+
+    ``odds``: give each Engage target the exact p_hit, p_penetrate and p_destroyed of the
+    shot (for hovers); a caller that never shows them (the self-play bots) may skip them.
+    """
     tank = get_tank(state, tank_id)
     out: list[Option] = []
 
@@ -224,13 +229,22 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
             if other.player == tank.player or not other.on_board:
                 continue
             try:
-                _, _, line = combat.check_engage(state, tank_id, other.id)
+                if odds:
+                    plan = combat.plan_engage(state, tank_id, other.id)
+                    line = plan.line
+                else:
+                    _, _, line = combat.check_engage(state, tank_id, other.id)
             except RulesError as err:
                 if err.code not in ("NO_LINE_OF_SIGHT", "TURRET_JAMMED"):
                     raise
                 first = first or err
                 continue
-            targets.append({"target_id": other.id, "range": round(line.range, 2)})
+            target: dict[str, Any] = {"target_id": other.id, "range": round(line.range, 2)}
+            if odds:
+                # The shot's exact odds (ask mode: no Grizzled reroll declared), cached by
+                # situation; the plan they come from is the one the Engage would resolve.
+                target.update(shot_odds.brief_odds(state, plan))
+            targets.append(target)
         if not targets:
             raise first or RulesError("NO_TARGETS", "TTT-E1", f"{tank.name} has no enemy in sight")
         return {"targets": targets}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from tankref.core.geometry import Edge, Point
 from tankref.rulesets.ttt.actions import Recover
 from tankref.rulesets.ttt.cards import MORALE_DIE
@@ -17,6 +19,24 @@ def morale_result(face: int) -> Morale:
     if face <= 5:
         return "shaken"
     return "routed"
+
+
+def morale_after(old: Morale, result: Morale) -> tuple[Morale, str]:
+    """The crew's morale after a check with ``result``, and the clause deciding it: TTT-MO3,
+    or TTT-MR3 when a Shaken crew is Shaken again. Shared with the odds engine."""
+    if result == "routed":
+        return "routed", "TTT-MO3"
+    if result == "shaken":
+        if old == "shaken":
+            return "routed", "TTT-MR3"
+        if old == "ok":
+            return "shaken", "TTT-MO3"
+    return old, "TTT-MO3"
+
+
+def bails_out(old: Morale, new: Morale, immobilized: bool) -> bool:
+    """TTT-MR5: a crew newly Routed in an Immobilized tank abandons it."""
+    return new == "routed" and old != "routed" and immobilized
 
 
 def mobile_friends(state: TableState, tank: TankState) -> int:
@@ -74,16 +94,32 @@ def catastrophe_seen(ctx: Context, dead: TankState) -> None:
             ctx.trigger_morale(friend.id, f"saw {tank_label(dead)} destroyed ({dead.destroyed_by})")
 
 
+def _movers(state: TableState) -> Counter[str]:
+    """How many tanks each player has that can still move: a tank's ``mobile_friends`` is its
+    player's count less itself. Counted once per sweep, not once per tank (big tables)."""
+    return Counter(t.player for t in state.tanks.values() if t.can_move)
+
+
 def resolve_morale(ctx: Context) -> None:
     """Make every morale check this action caused: one per tank, however many triggers."""
+    movers_before = _movers(ctx.before)
     while True:
+        movers = _movers(ctx.state)
+        # TTT-MO2 (3): a tank's mobile friends can only have dropped to none if its side's
+        # count of tanks that can move dropped (no action makes a tank mobile again).
+        fewer = {p for p, n in movers_before.items() if movers[p] < n}
         for tank in ctx.state.tanks.values():
-            if tank.id in ctx.checked or tank.id in ctx.morale_triggers or not tank.on_board:
+            if tank.player not in fewer or tank.id in ctx.checked:
+                continue
+            if tank.id in ctx.morale_triggers or not tank.on_board:
                 continue
             before = ctx.before.tanks.get(tank.id)
             if before is None:
                 continue
-            if mobile_friends(ctx.state, tank) == 0 and mobile_friends(ctx.before, before) > 0:
+            # mobile_friends: the side's count less the tank itself, now and before the action
+            if movers[tank.player] - tank.can_move == 0 and (
+                movers_before[before.player] - before.can_move > 0
+            ):
                 ctx.trigger_morale(tank.id, "no friendly tank left that can move")
         pending = [t for t in ctx.morale_triggers if t not in ctx.checked]
         if not pending:
@@ -107,15 +143,7 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     result = morale_result(roll.face)
     tank = ctx.edit(tank_id)
     old = tank.morale
-    new: Morale = old
-    clause = "TTT-MO3"
-    if result == "routed":
-        new = "routed"
-    elif result == "shaken":
-        if old == "shaken":
-            new, clause = "routed", "TTT-MR3"
-        elif old == "ok":
-            new = "shaken"
+    new, clause = morale_after(old, result)
     tank.morale = new
     outcome = {"ok": "OK", "shaken": "Shaken!", "routed": "Routed!"}[result]
     line = f"Morale check for {tank_label(tank)} ({why}): green {roll.face} = {outcome}"
@@ -137,7 +165,7 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
         tank.must_recover = False
         tank.waiting = False
         announce_rout(ctx, tank, clause)
-        if tank.immobilized:
+        if bails_out(old, new, tank.immobilized):
             bail_out(ctx, tank_id, "TTT-MR5", "Routed while Immobilized")
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
-from tankref.rulesets.ttt import engine, movement
+from tankref.rulesets.ttt import engine, movement, odds
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -18,6 +18,7 @@ from tankref.rulesets.ttt.actions import (
     PlaceTerrain,
     SetObjective,
 )
+from tankref.rulesets.ttt.odds import ShotOdds
 from tankref.rulesets.ttt.presentation import markers, tooltip
 from tankref.rulesets.ttt.state import Options, Player, Scenario, TableState, TerrainPiece
 
@@ -170,6 +171,17 @@ class TinyTableTopTanks:
 
     def options_for(self, state: Any, tank_id: str) -> list[dict[str, Any]]:
         return [o.to_dict() for o in engine.options_for(state, tank_id)]
+
+    def odds(
+        self, state: Any, shooter_id: str, target_id: str | None, **choices: Any
+    ) -> list[ShotOdds]:
+        """``choices``: ``grizzled_reroll`` (the Engage's declaration, ask mode) and
+        ``friends`` (also the target's friends' morale checks)."""
+        declared = choices.get("grizzled_reroll")
+        friends = bool(choices.get("friends", False))
+        if target_id is None:
+            return odds.odds_for_shooter(state, shooter_id, declared=declared, friends=friends)
+        return [odds.odds_against(state, shooter_id, target_id, declared=declared, friends=friends)]
 
 
 def _same_placement(tank: Any, put: TankPut, options: Options) -> bool:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, Path
+from fastapi import Depends, Header, Path, Response
 from starlette.requests import HTTPConnection
 
 from tankref.server.referee import Referee, TableHost
@@ -21,8 +22,9 @@ ObjectId = Annotated[
 ]
 
 
-# Dependencies are async on purpose: FastAPI runs plain functions in a thread pool, which
-# costs a thread hop per request and would touch the referee from other threads.
+# Dependencies are async on purpose (FastAPI runs plain functions in a thread pool: a thread
+# hop per request, and the referee touched from other threads), and flat: each layer of
+# nested dependencies costs a resolution pass on every request.
 async def referee(connection: HTTPConnection) -> Referee:
     ref: Referee = connection.app.state.referee
     return ref
@@ -31,22 +33,38 @@ async def referee(connection: HTTPConnection) -> Referee:
 RefereeDep = Annotated[Referee, Depends(referee)]
 
 
-async def table(table_id: TableId, ref: RefereeDep) -> TableHost:
+@dataclass(frozen=True)
+class Access:
+    """The referee and the table named in the path (token already checked for writes)."""
+
+    ref: Referee
+    host: TableHost
+
+
+async def table(table_id: TableId, connection: HTTPConnection) -> TableHost:
+    ref: Referee = connection.app.state.referee
     return ref.host(table_id)
 
 
 TableDep = Annotated[TableHost, Depends(table)]
 
 
-async def writable_table(
-    host: TableDep,
-    ref: RefereeDep,
+async def write_access(
+    table_id: TableId,
+    connection: HTTPConnection,
     authorization: Annotated[
         str | None, Header(description="Bearer <the table's write token>")
     ] = None,
-) -> TableHost:
+) -> Access:
+    ref: Referee = connection.app.state.referee
+    host = ref.host(table_id)
     ref.authorize(host, authorization)
-    return host
+    return Access(ref, host)
 
 
-WritableTableDep = Annotated[TableHost, Depends(writable_table)]
+WriteDep = Annotated[Access, Depends(write_access)]
+
+
+def json_reply(text: str) -> Response:
+    """JSON already serialised (a reply around the logged entry): sent as it is."""
+    return Response(text, media_type="application/json")

@@ -2,43 +2,98 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query, Response
 
 from tankref.core.errors import RulesError
 from tankref.server.errors import from_rules
-from tankref.server.routes.deps import ObjectId, RefereeDep, TableDep, WritableTableDep
+from tankref.server.referee import TableHost
+from tankref.server.routes.deps import ObjectId, TableDep, WriteDep, json_reply
 from tankref.server.schemas import Reply, TankPutRequest
 
 router = APIRouter(prefix="/tables/{table_id}/tanks", tags=["tanks"])
 
 
 @router.put("/{tank_id}", response_model=Reply)
-async def put_tank(
-    tank_id: ObjectId, body: TankPutRequest, host: WritableTableDep, ref: RefereeDep
-) -> Reply:
+async def put_tank(tank_id: ObjectId, body: TankPutRequest, access: WriteDep) -> Response:
     """Where a tank model stands now. In setup this places it; in play the referee classifies
     the change as a move (normal, fast, a facing change, entering) or refuses it with the
     clause; a model that only drifted changes nothing (``applied`` false)."""
     put = body.model_copy(update={"request_id": None})
-    return await ref.submit(
-        host,
+    rules = access.host.rules
+    reply = await access.ref.submit(
+        access.host,
         request_id=body.request_id,
         request={"put_tank": tank_id, **put.model_dump(mode="json")},
-        build=lambda state: host.rules.tank_put(state, tank_id, put),
+        build=lambda state: rules.tank_put(state, tank_id, put),
     )
+    return json_reply(reply)
 
 
 @router.delete("/{tank_id}", response_model=Reply)
-async def remove_tank(tank_id: ObjectId, host: WritableTableDep, ref: RefereeDep) -> Reply:
+async def remove_tank(tank_id: ObjectId, access: WriteDep) -> Response:
     """Setup only: the model was taken off the table."""
-    return await ref.submit(
-        host,
+    rules = access.host.rules
+    reply = await access.ref.submit(
+        access.host,
         request_id=None,
         request={"remove_tank": tank_id},
-        build=lambda _: host.rules.parse_action({"kind": "remove_tank", "tank_id": tank_id}),
+        build=lambda _: rules.parse_action({"kind": "remove_tank", "tank_id": tank_id}),
     )
+    return json_reply(reply)
+
+
+OddsQuery = Annotated[
+    Literal["accuracy", "penetration", "none"] | None,
+    Query(description="Ask mode: where the Engage would declare the Grizzled reroll."),
+]
+FriendsQuery = Annotated[
+    bool, Query(description="Also the morale checks the shot may cause among the target's friends.")
+]
+
+
+_SHOT_REFUSED: dict[int | str, dict[str, Any]] = {
+    409: {"description": "The Engage itself would be refused now (code, clause)."}
+}
+
+
+@router.get("/{tank_id}/odds", responses=_SHOT_REFUSED)
+async def odds_for_shooter(
+    tank_id: ObjectId,
+    host: TableDep,
+    grizzled_reroll: OddsQuery = None,
+    friends: FriendsQuery = False,
+) -> dict[str, Any]:
+    """Exact odds (hit, penetrate, each damage card, destroyed, morale failure) against every
+    enemy this tank may Engage now, most likely kill first. Fractions in ``exact``."""
+    found = _odds(host, tank_id, None, grizzled_reroll, friends)
+    return {"shooter": tank_id, "odds": found}
+
+
+@router.get("/{tank_id}/odds/{target_id}", responses=_SHOT_REFUSED)
+async def odds_against(
+    tank_id: ObjectId,
+    target_id: ObjectId,
+    host: TableDep,
+    grizzled_reroll: OddsQuery = None,
+    friends: FriendsQuery = False,
+) -> dict[str, Any]:
+    """Exact odds of this tank engaging ``target_id`` now; refused (with the clause) when the
+    Engage itself would be."""
+    return _odds(host, tank_id, target_id, grizzled_reroll, friends)[0]
+
+
+def _odds(
+    host: TableHost, shooter: str, target: str | None, declared: str | None, friends: bool
+) -> list[dict[str, Any]]:
+    try:
+        found = host.rules.odds(
+            host.state, shooter, target, grizzled_reroll=declared, friends=friends
+        )
+    except RulesError as err:
+        raise from_rules(err, "target_id" if target else "") from None
+    return [o.model_dump(mode="json") for o in found]
 
 
 @router.get("/{tank_id}/options")

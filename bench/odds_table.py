@@ -1,0 +1,169 @@
+"""How long the exact odds of every shooter-target pair on a 20-vs-20 table take (target 50 ms).
+
+The table (seeded, the same on every run): Meeting Engagement, 20 Red tanks along the south
+and 20 Blue along the north (cards drawn from the shipped 16, facings spread, a few
+hull-down), eight terrain pieces (forests, cover, hills, two blocking rocks), a smoke screen,
+crews rolled on the server's dice, the game started: Red's phase of turn 1. Then, so that the
+situations are as varied as in play, some shooters are marked moved, Shaken or with damaged
+optics or gun, some targets Moving Fast, Shaken, Routed or Immobilized, a few Grizzled
+rerolls used, and the deck has had six cards drawn.
+
+"All pairs" is ``odds_for_shooter(state, r)`` for each of the 20 Red tanks: every Blue tank
+it may Engage, with the full answer (``ShotOdds``, cards and morale). It is timed cold (every
+odds cache cleared first) and warm (caches filled by the previous run), median of
+``--runs``. Two baselines are timed the same way in the same run: the same number of
+``TableState.model_copy()`` calls (one per pair: the floor of doing anything with a state)
+and ``check_engage`` for every pair (the legality check alone, which the odds include).
+
+    python bench/odds_table.py --runs 21
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+from tankref.core.dice import DiceState
+from tankref.core.errors import RulesError
+from tankref.core.geometry import Circle
+from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, StartGame
+from tankref.rulesets.ttt.cards import default_cards
+from tankref.rulesets.ttt.combat import check_engage
+from tankref.rulesets.ttt.engine import adjudicate, new_table
+from tankref.rulesets.ttt.odds import cache_sizes, clear_caches, odds_for_shooter
+from tankref.rulesets.ttt.state import DeckState, Options, SmokeScreen, TableState, TerrainPiece
+
+TARGET_MS = 50.0
+
+
+def table(seed: int = 20) -> TableState:
+    rng = random.Random(seed)
+    state = new_table(options=Options(deploy_depth=48.0), dice=DiceState(seed=f"odds-{seed}"))
+    kinds = ("forest", "forest", "cover1", "cover2", "cover1", "hill", "blocking", "blocking")
+    for i, kind in enumerate(kinds):
+        radius = rng.uniform(1.5, 3.0) if kind == "blocking" else rng.uniform(3.0, 6.0)
+        shape = Circle(x=rng.uniform(-30, 30), z=rng.uniform(-12, 12), radius=radius)
+        state = adjudicate(
+            state, PlaceTerrain(piece=TerrainPiece(id=f"T{i}", kind=kind, shape=shape))
+        ).state
+    ids = sorted(default_cards().tanks)
+    for player, z, facing in (("Red", -21.0, 0.0), ("Blue", 21.0, 180.0)):
+        for k in range(20):
+            action = PlaceTank(
+                tank_id=f"{player[0]}{k + 1:02d}",
+                card=rng.choice(ids),
+                player=player,
+                x=round(-34.0 + k * 3.6, 2),
+                z=round(z + rng.uniform(-2.5, 2.5), 2),
+                facing=round((facing + rng.uniform(-50, 50)) % 360, 1),
+                hull_down=rng.random() < 0.1,
+            )
+            state = adjudicate(state, action).state
+    state = adjudicate(state, CrewRoll()).state
+    state = adjudicate(state, StartGame()).state
+
+    tanks = dict(state.tanks)
+    for tank_id, tank in tanks.items():
+        roll = rng.random()
+        if tank.player == "Red":
+            update = {
+                "moved": "normal" if roll < 0.3 else "none",
+                "morale": "shaken" if 0.3 <= roll < 0.4 else "ok",
+                "optics_damage": int(0.4 <= roll < 0.45),
+                "gun_damage": int(0.45 <= roll < 0.5),
+                "reroll_used": tank.grizzled and rng.random() < 0.5,
+            }
+        else:
+            update = {
+                "moved": "fast" if roll < 0.15 else "none",
+                "morale": "shaken" if 0.15 <= roll < 0.3 else "routed" if roll < 0.35 else "ok",
+                "immobilized": 0.35 <= roll < 0.45,
+                "facing_changed": 0.45 <= roll < 0.6,
+            }
+        tanks[tank_id] = tank.model_copy(update=update)
+    smoke = (
+        SmokeScreen(id=1, owner="Blue", tank_id="B05", ability="bench", x=-10, z=10, strength=2),
+    )
+    deck = list(state.rules.full_deck())
+    rng.shuffle(deck)
+    return state.model_copy(
+        update={"tanks": tanks, "smoke": smoke, "deck": DeckState(draw_pile=tuple(deck[6:]))}
+    )
+
+
+def time_ms(
+    fn: Callable[[], object], runs: int, before: Callable[[], object] | None = None
+) -> list[float]:
+    out = []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        t0 = time.perf_counter_ns()
+        fn()
+        out.append((time.perf_counter_ns() - t0) / 1e6)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Exact odds for every shooter-target pair of a 20-vs-20 table, cold and "
+        "warm cache, next to trivial baselines."
+    )
+    parser.add_argument("--runs", type=int, default=21, help="timed runs of each (default 21)")
+    parser.add_argument("--seed", type=int, default=20, help="table seed (default 20)")
+    args = parser.parse_args(argv)
+
+    state = table(args.seed)
+    reds = sorted(t.id for t in state.tanks.values() if t.player == "Red")
+    blues = sorted(t.id for t in state.tanks.values() if t.player == "Blue")
+
+    def all_pairs() -> int:
+        return sum(len(odds_for_shooter(state, r)) for r in reds)
+
+    clear_caches()
+    pairs = all_pairs()
+    sizes = cache_sizes()
+
+    def copies() -> None:
+        for _ in range(pairs):
+            state.model_copy()
+
+    def checks() -> None:
+        for r in reds:
+            for b in blues:
+                with contextlib.suppress(RulesError):  # out of sight: the odds try it too
+                    check_engage(state, r, b)
+
+    cold = time_ms(all_pairs, args.runs, before=clear_caches)
+    warm = time_ms(all_pairs, args.runs)
+    base = time_ms(copies, args.runs)
+    legal = time_ms(checks, args.runs)
+    c_med, w_med = statistics.median(cold), statistics.median(warm)
+    b_med, l_med = statistics.median(base), statistics.median(legal)
+    print(
+        f"table: 20 v 20, {len(state.terrain)} terrain pieces, 1 smoke screen, "
+        f"{len(state.deck.draw_pile)} cards left; {pairs} legal pairs of {len(reds) * len(blues)} "
+        f"({sizes['dice']} kinds of roll, {sizes['situations']} situations with deck and morale)"
+    )
+    print(f"odds, cold cache  median {c_med:7.2f} ms  (max {max(cold):.2f}, {args.runs} runs)")
+    print(f"odds, warm cache  median {w_med:7.2f} ms  (max {max(warm):.2f}, {args.runs} runs)")
+    print(f"baseline          median {b_med:7.2f} ms  ({pairs} x TableState.model_copy())")
+    print(f"legality only     median {l_med:7.2f} ms  (check_engage for all 400 pairs)")
+    print(
+        f"ratio    warm / baseline = {w_med / b_med:.1f}x, cold / baseline = {c_med / b_med:.1f}x"
+    )
+    for label, value in (("warm", w_med), ("cold", c_med)):
+        verdict = "PASS" if value <= TARGET_MS else "FAIL"
+        print(
+            f"{verdict}: {label} {value:.1f} ms for the whole table (target <= {TARGET_MS:.0f} ms)"
+        )
+    return 0 if w_med <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,567 @@
+"""Referee throughput and latency under load, next to a bare FastAPI endpoint served the same way.
+
+Targets (issue 3, on a 2-core machine): Engage throughput at least 0.6x the bare endpoint's,
+and p99 latency at most 5 ms with 8 concurrent clients. Loopback only.
+
+Two servers run one after the other, each its own process under uvicorn with the same flags
+(127.0.0.1, log level warning, no server header, no proxy headers):
+
+- the referee, ``python -m tankref serve`` on a temporary database (SQLite, WAL,
+  synchronous=FULL: every reply waits for its commit);
+- a bare FastAPI app (in this file): one POST endpoint that validates a small pydantic body of
+  the same shape as an action request and returns a small JSON dict. It is the floor: HTTP,
+  routing, pydantic and JSON with no work behind them.
+
+Each client gets its own 20 v 20 tables (Meeting Engagement, two lines of tanks 40" apart, no
+terrain, server dice with a chosen seed), created and set up before the clock starts. What it
+sends is planned beforehand through the pure engine on the same seed: in each phase every
+tank that may engage shoots its nearest target, then ``end_phase``; a table is dropped for the
+next one once a phase has fewer than 5 engages. So every timed request is a real
+adjudication (distinct request id, a logged state change, server dice), about 93% of them
+engages, and none is refused (a refusal would be counted as an error). The bare endpoint gets
+the same bodies. Latency is measured per request in the client; req/s is the requests done
+between the start barrier and the last client finishing. A few requests per client are sent
+untimed first (warm-up). ``--clients`` clients share the request budget ``--requests``; each
+run stops at ``--seconds`` regardless.
+
+The clients are threads, each with its own keep-alive ``httpx.Client`` (the default,
+``--mode threads``), or asyncio tasks each with an ``httpx.AsyncClient`` (``--mode async``);
+on this machine the threads drive the servers harder (the bare endpoint answers about 1.2-2x
+more req/s to threads than to asyncio tasks). Even so the clients, one Python process on the
+same 2 cores, cannot keep the bare server busy (it uses about a third of a core): its req/s
+is partly a measure of the client, which flatters the ratio. So each server's CPU time per
+request (Linux /proc) is printed too, and their ratio: what the throughput ratio would be if
+the clients could saturate both. ``--rate`` paces each client instead (staggered), for
+latency at a given load rather than at saturation: with 8 clients each sending its next
+request the moment the last is answered, a request waits behind up to 7 others, so latency at
+saturation is about 8x the service time whatever the server.
+
+    python bench/server_load.py --clients 8 --requests 4000 --seconds 20
+    python bench/server_load.py --rate 25           # 8 x 25 req/s: latency at 200 req/s
+    python bench/server_load.py --profile-server /tmp/referee.prof --requests 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import pstats
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+from pydantic import BaseModel, ConfigDict, Field
+
+TARGET_RATIO = 0.6  # engage req/s at least 0.6x the bare endpoint's
+TARGET_P99_MS = 5.0  # engage p99 at most 5 ms
+TANKS_A_SIDE = 20
+MIN_ENGAGES_A_PHASE = 5  # fewer: the table is used up, the client moves to its next one
+WARMUP = 10  # untimed requests per client before the clock starts
+HOST = "127.0.0.1"
+
+
+# --- the bare endpoint --------------------------------------------------------------------
+
+
+class BareBody(BaseModel):
+    """The bare endpoint's body: the shape of an action request, validated the same way."""
+
+    model_config = ConfigDict(extra="forbid")
+    request_id: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9._:-]+$")
+    action: dict[str, Any]
+
+
+def bare_app() -> FastAPI:
+    """One POST endpoint with a small pydantic body and a small JSON reply; /health for
+    start-up. Nothing else."""
+    app = FastAPI(title="bare")
+    seen = {"n": 0}
+
+    @app.post("/echo")
+    async def echo(body: BareBody) -> dict[str, Any]:
+        seen["n"] += 1
+        return {"applied": True, "seq": seen["n"], "request_id": body.request_id}
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app
+
+
+def serve_bare(port: int, log_level: str) -> int:
+    """The bare app under uvicorn, configured as ``tankref.server.serve.serve`` configures
+    the referee."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        bare_app(),
+        host=HOST,
+        port=port,
+        log_level=log_level,
+        ws="websockets-sansio",
+        server_header=False,
+        proxy_headers=False,
+    )
+    uvicorn.Server(config).run()
+    return 0
+
+
+# --- the work -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    path: str
+    body: dict[str, Any]
+    token: str
+    engage: bool
+
+
+@dataclass
+class TablePlan:
+    seed: str
+    setup: dict[str, Any]
+    places: list[dict[str, Any]]  # PUT /tanks/{tank_id} bodies, with "tank_id"
+    actions: list[dict[str, Any]]  # action bodies after start_game, in order
+
+
+def plan_table(seed: str) -> TablePlan:
+    """A 20 v 20 table and the actions to send to it, decided by the pure engine on ``seed``
+    (the referee rolls the same dice: same seed, same counter)."""
+    from tankref.core.dice import DiceState
+    from tankref.rulesets.ttt.actions import CrewRoll, EndPhase, Engage, PlaceTank, StartGame
+    from tankref.rulesets.ttt.cards import default_cards
+    from tankref.rulesets.ttt.engine import adjudicate, new_table, options_for
+    from tankref.rulesets.ttt.state import Options
+
+    cards = sorted(default_cards().tanks)
+    options = Options(turn_limit=200)
+    state = new_table(options=options, dice=DiceState(seed=seed, source="server"))
+    places: list[dict[str, Any]] = []
+    for player, z, facing in (("Red", -20.0, 0.0), ("Blue", 20.0, 180.0)):
+        for i in range(TANKS_A_SIDE):
+            x = round(-33 + i * 66 / (TANKS_A_SIDE - 1), 2)
+            put = {"card": cards[i % len(cards)], "player": player, "x": x, "z": z}
+            place = PlaceTank(tank_id=f"{player[0]}{i + 1}", facing=facing, **put)
+            state = adjudicate(state, place).state
+            places.append({"tank_id": place.tank_id, "facing": facing, **put})
+    for action in (CrewRoll(), StartGame()):
+        state = adjudicate(state, action).state
+    actions: list[dict[str, Any]] = []
+    while state.status == "playing":
+        player = state.active_player
+        engages = 0
+        own = sorted(t.id for t in state.tanks.values() if t.player == player and t.in_play)
+        for tank_id in own:
+            engage = next(
+                (o for o in options_for(state, tank_id) if o.kind == "engage" and o.allowed),
+                None,
+            )
+            if engage is None or engage.detail is None:
+                continue
+            target = min(engage.detail["targets"], key=lambda t: (t["range"], t["target_id"]))
+            shot = Engage(tank_id=tank_id, target_id=target["target_id"])
+            state = adjudicate(state, shot).state
+            actions.append(shot.model_dump(mode="json", exclude_none=True))
+            engages += 1
+            if state.status != "playing":
+                break
+        if state.status != "playing" or engages < MIN_ENGAGES_A_PHASE:
+            break
+        end = EndPhase(player=player)
+        state = adjudicate(state, end).state
+        actions.append(end.model_dump(mode="json"))
+    return TablePlan(
+        seed=seed,
+        setup={"options": options.model_dump(mode="json")},
+        places=places,
+        actions=actions,
+    )
+
+
+def plan_client(client: int, budget: int) -> list[TablePlan]:
+    plans: list[TablePlan] = []
+    while sum(len(p.actions) for p in plans) < budget + WARMUP:
+        plans.append(plan_table(f"server-load-{client}-{len(plans)}"))
+    return plans
+
+
+def prepare(url: str, plans: list[TablePlan], client: int) -> list[Call]:
+    """Create and set up this client's tables (untimed); the calls to time, in order."""
+    calls: list[Call] = []
+    with httpx.Client(base_url=url, timeout=30) as http:
+        for k, plan in enumerate(plans):
+            made = http.post(
+                "/tables",
+                json={"ruleset": "ttt", "setup": plan.setup, "dice": {"seed": plan.seed}},
+            )
+            made.raise_for_status()
+            table_id, token = made.json()["table_id"], made.json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            for place in plan.places:
+                body = {key: value for key, value in place.items() if key != "tank_id"}
+                reply = http.put(
+                    f"/tables/{table_id}/tanks/{place['tank_id']}", json=body, headers=auth
+                )
+                reply.raise_for_status()
+            for n, action in enumerate(({"kind": "crew_roll"}, {"kind": "start_game"})):
+                body = {"request_id": f"setup-{n}", "action": action}
+                http.post(f"/tables/{table_id}/actions", json=body, headers=auth).raise_for_status()
+            for n, action in enumerate(plan.actions):
+                body = {"request_id": f"c{client}-t{k}-{n:05d}", "action": action}
+                engage = action["kind"] == "engage"
+                calls.append(Call("POST", f"/tables/{table_id}/actions", body, token, engage))
+    return calls
+
+
+def bare_calls(calls: list[Call]) -> list[Call]:
+    """The same bodies, to the bare endpoint."""
+    return [Call("POST", "/echo", c.body, c.token, c.engage) for c in calls]
+
+
+# --- the servers --------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Server:
+    url: str
+    proc: subprocess.Popen[bytes]
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU the server process has used so far (Linux /proc; else 0)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def server(command: list[str], port: int) -> Iterator[Server]:
+    url = f"http://{HOST}:{port}"
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    err.seek(0)
+                    raise SystemExit(f"{command[:4]} did not start: {err.read().decode()}")
+                time.sleep(0.05)
+            yield Server(url, proc)
+        finally:
+            proc.send_signal(signal.SIGINT)  # Ctrl+C: a clean stop (a profile gets written)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+# --- the clients --------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    engage_ns: list[int] = field(default_factory=list)
+    other_ns: list[int] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+    cpu_s: float = 0.0  # the server's CPU time in the timed window
+
+    @property
+    def requests(self) -> int:
+        return len(self.engage_ns) + len(self.other_ns)
+
+    def add(self, other: Tally) -> None:
+        self.engage_ns += other.engage_ns
+        self.other_ns += other.other_ns
+        self.errors += other.errors
+
+    def record(self, call: Call, status: int, text: str, ns: int) -> None:
+        if status != 200:
+            shown = f"{call.body['request_id']}: {status} {text[:200]}"
+            self.errors.append(shown if len(self.errors) < 5 else "")
+        (self.engage_ns if call.engage else self.other_ns).append(ns)
+
+
+@dataclass(frozen=True)
+class Load:
+    seconds: float  # time cap
+    rate: float  # requests/s per client; 0: the next as soon as the last is answered
+    clients: int
+
+    def due(self, client: int, n: int) -> float:
+        """When client ``client`` sends its ``n``-th request, in seconds from the start: the
+        clients take turns (staggered), so paced requests do not arrive in bursts."""
+        return (n + client / self.clients) / self.rate
+
+
+def _auth(call: Call) -> dict[str, str]:
+    return {"Authorization": f"Bearer {call.token}"}
+
+
+def run_threads(target: Server, work: list[list[Call]], load: Load) -> Tally:
+    """One thread per client, each with its own keep-alive ``httpx.Client``."""
+    tallies = [Tally() for _ in work]
+    barrier = threading.Barrier(len(work) + 1)
+    clock = time.perf_counter
+
+    def client(c: int, calls: list[Call], tally: Tally) -> None:
+        with httpx.Client(base_url=target.url, timeout=30) as http:
+            for call in calls[:WARMUP]:
+                http.post(call.path, json=call.body, headers=_auth(call))
+            barrier.wait()
+            started = clock()
+            for n, call in enumerate(calls[WARMUP:]):
+                if load.rate:
+                    time.sleep(max(0.0, started + load.due(c, n) - clock()))
+                t0 = time.perf_counter_ns()
+                reply = http.post(call.path, json=call.body, headers=_auth(call))
+                tally.record(call, reply.status_code, reply.text, time.perf_counter_ns() - t0)
+                if clock() - started > load.seconds:
+                    break
+
+    threads = [
+        threading.Thread(target=client, args=(c, calls, tally), daemon=True)
+        for c, (calls, tally) in enumerate(zip(work, tallies, strict=True))
+    ]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    started, cpu = clock(), target.cpu_seconds()
+    for t in threads:
+        t.join()
+    total = Tally(wall_s=clock() - started, cpu_s=target.cpu_seconds() - cpu)
+    for tally in tallies:
+        total.add(tally)
+    return total
+
+
+def run_async(target: Server, work: list[list[Call]], load: Load) -> Tally:
+    """One asyncio task per client, each with its own keep-alive ``httpx.AsyncClient``."""
+    clock = time.perf_counter
+
+    async def main() -> Tally:
+        tallies = [Tally() for _ in work]
+        ready = asyncio.Barrier(len(work) + 1)
+
+        async def client(c: int, calls: list[Call], tally: Tally) -> None:
+            async with httpx.AsyncClient(base_url=target.url, timeout=30) as http:
+                for call in calls[:WARMUP]:
+                    await http.post(call.path, json=call.body, headers=_auth(call))
+                await ready.wait()
+                started = clock()
+                for n, call in enumerate(calls[WARMUP:]):
+                    if load.rate:
+                        await asyncio.sleep(max(0.0, started + load.due(c, n) - clock()))
+                    t0 = time.perf_counter_ns()
+                    reply = await http.post(call.path, json=call.body, headers=_auth(call))
+                    ns = time.perf_counter_ns() - t0
+                    tally.record(call, reply.status_code, reply.text, ns)
+                    if clock() - started > load.seconds:
+                        break
+
+        tasks = [
+            asyncio.create_task(client(c, calls, tally))
+            for c, (calls, tally) in enumerate(zip(work, tallies, strict=True))
+        ]
+        await ready.wait()
+        started, cpu = clock(), target.cpu_seconds()
+        await asyncio.gather(*tasks)
+        total = Tally(wall_s=clock() - started, cpu_s=target.cpu_seconds() - cpu)
+        for tally in tallies:
+            total.add(tally)
+        return total
+
+    return asyncio.run(main())
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def pct(values: list[int], q: int) -> float:
+    """The q-th percentile, in ms."""
+    if len(values) < 2:
+        return values[0] / 1e6 if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] / 1e6
+
+
+def row(name: str, n: int, rate: float | None, lat: list[int], cpu_ms: float | None) -> str:
+    shown_rate = "" if rate is None else f"{rate:,.0f}"
+    shown_cpu = "" if cpu_ms is None else f"{cpu_ms:.2f}"
+    return f"{name:<20}{n:>9}{shown_rate:>9}{pct(lat, 50):>9.2f}{pct(lat, 99):>9.2f}{shown_cpu:>12}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Engage req/s and p50/p99 latency of the referee next to a bare FastAPI "
+        "endpoint, both under uvicorn on loopback, N concurrent clients."
+    )
+    parser.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
+    parser.add_argument(
+        "--requests", type=int, default=4000, help="timed requests in all, per server (4000)"
+    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="time cap per server (20)")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="requests/s per client, paced (default 0: each client sends its next request "
+        "as soon as the last is answered, i.e. saturation)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("threads", "async"),
+        default="threads",
+        help="clients as threads (default) or asyncio tasks",
+    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument(
+        "--profile-server",
+        metavar="FILE",
+        help="run the referee under cProfile, write its stats to FILE and print the top (the "
+        "profiler slows it down: figures are then not comparable)",
+    )
+    parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_bare is not None:
+        return serve_bare(args.serve_bare, args.log_level)
+
+    per_client = max(1, args.requests // args.clients)
+    load = Load(seconds=args.seconds, rate=args.rate, clients=args.clients)
+    t0 = time.perf_counter()
+    plans = [plan_client(c, per_client) for c in range(args.clients)]
+    planned = sum(len(p.actions) for client in plans for p in client)
+    pace = f"paced at {args.rate:g} req/s each" if args.rate else "each as fast as answered"
+    print(
+        f"planned {sum(len(c) for c in plans)} tables of {TANKS_A_SIDE} v {TANKS_A_SIDE}, "
+        f"{planned} actions, in {time.perf_counter() - t0:.1f}s; {args.clients} clients "
+        f"({args.mode}, {pace}), {per_client} timed requests each, cap {args.seconds:g}s"
+    )
+    load_avg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"machine: {os.cpu_count()} cores, load average {load_avg} before the run")
+    run = run_threads if args.mode == "threads" else run_async
+
+    with tempfile.TemporaryDirectory(prefix="tankref-load-") as folder:
+        port = free_port()
+        db = Path(folder) / "load.sqlite3"
+        command = [sys.executable, "-m", "tankref", "serve", "--host", HOST, "--port", str(port),
+                   "--db", str(db), "--log-level", "warning"]  # fmt: skip
+        if args.profile_server:  # python -m cProfile -o FILE -m tankref serve ...
+            command[1:1] = ["-m", "cProfile", "-o", args.profile_server]
+        with server(command, port) as target:
+            t0 = time.perf_counter()
+            work: list[list[Call]] = [[] for _ in plans]
+
+            def set_up(c: int) -> None:
+                work[c] = prepare(target.url, plans[c], c)[: per_client + WARMUP]
+
+            threads = [threading.Thread(target=set_up, args=(c,)) for c in range(len(plans))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            print(f"referee: tables set up in {time.perf_counter() - t0:.1f}s (untimed)")
+            referee = run(target, work, load)
+
+        port = free_port()
+        bare_cmd = [sys.executable, os.path.abspath(__file__), "--serve-bare", str(port),
+                    "--log-level", "warning"]  # fmt: skip
+        with server(bare_cmd, port) as target:
+            bare = run(target, [bare_calls(calls) for calls in work], load)
+
+    engages = len(referee.engage_ns)
+    engage_rate = engages / referee.wall_s
+    bare_rate = bare.requests / bare.wall_s
+    ratio = engage_rate / bare_rate
+    p99 = pct(referee.engage_ns, 99)
+    every = referee.engage_ns + referee.other_ns
+    print()
+    print(f"{'':<20}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU ms/req':>12}")
+    print(row("referee, engage", engages, engage_rate, referee.engage_ns, None))
+    print(row("referee, end_phase", len(referee.other_ns), None, referee.other_ns, None))
+    print(
+        row(
+            "referee, all",
+            referee.requests,
+            referee.requests / referee.wall_s,
+            every,
+            1000 * referee.cpu_s / referee.requests,
+        )
+    )
+    bare_all = bare.engage_ns + bare.other_ns
+    print(
+        row("bare FastAPI", bare.requests, bare_rate, bare_all, 1000 * bare.cpu_s / bare.requests)
+    )
+    print(
+        f"(wall {referee.wall_s:.2f}s and {bare.wall_s:.2f}s; the servers' CPU time is "
+        f"{100 * referee.cpu_s / referee.wall_s:.0f}% and {100 * bare.cpu_s / bare.wall_s:.0f}% "
+        "of it: 100% is one core, the whole of what a uvicorn process can use)"
+    )
+    if referee.cpu_s > 0 and bare.cpu_s > 0:
+        cpu_ratio = (bare.cpu_s / bare.requests) / (referee.cpu_s / referee.requests)
+        print(
+            f"server CPU per request, bare / referee = {cpu_ratio:.2f} (the throughput ratio "
+            "if the clients could saturate both)"
+        )
+    problems = [e for e in referee.errors + bare.errors if e]
+    for problem in problems:
+        print(f"  refused: {problem}")
+    ok_ratio = ratio >= TARGET_RATIO
+    ok_p99 = p99 <= TARGET_P99_MS
+    valid = not referee.errors and not bare.errors
+    if args.rate:
+        ok_ratio = True  # both servers ran at the offered rate: nothing to compare
+        print(f"n/a: throughput (paced at {args.rate:g} req/s a client; run without --rate)")
+    else:
+        print(
+            f"{'PASS' if ok_ratio else 'FAIL'}: engage throughput {ratio:.2f}x the bare "
+            f"endpoint (target at least {TARGET_RATIO}x)"
+        )
+    print(
+        f"{'PASS' if ok_p99 else 'FAIL'}: engage p99 {p99:.2f} ms with {args.clients} clients "
+        f"(target at most {TARGET_P99_MS:g} ms)"
+    )
+    if not valid:
+        n = len(referee.errors) + len(bare.errors)
+        print(f"FAIL: {n} requests were refused; the figures are not comparable")
+    if args.profile_server:  # written when the referee stopped
+        print(f"\nreferee profile ({args.profile_server}), by own time:")
+        pstats.Stats(args.profile_server, stream=sys.stdout).sort_stats("tottime").print_stats(30)
+    if args.strict and not (ok_ratio and ok_p99 and valid):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,959 @@
+"""Exact odds of an Engage before the shot: hit, penetration, damage card, destruction, morale.
+
+The numbers come from the same plan the referee resolves (``combat.plan_engage``): the side
+hit after the best-armour turn, every Accuracy penalty, the dice, the PEN needed and where
+the Grizzled reroll may be spent. The dice faces are read from the table's card data, the
+damage cards from what is left in the table's deck, the morale outcomes from ``morale.py``.
+
+Everything is exact (``fractions.Fraction``); floats are only for display:
+
+- Accuracy: icepool counts the HIT icons of the white pool (at most one hit, TTT-E4); a
+  missed roll may get the Grizzled reroll of one die (TTT-CR1).
+- Penetration: icepool gives the first roll of the red pool; the star chain (TTT-E6: each *
+  rerolls a blank die while the target is not yet penetrated, a * on a reroll grants another)
+  and the Grizzled reroll of the weakest die (with that die's own stars) are a dynamic
+  programme over (PEN so far, blank dice, stars in hand, fewest PEN on a non-blank die) with
+  integer weights over a common denominator, turned into one Fraction at the end.
+- Damage card (TTT-E7): a card drawn at random from the draw pile (the full deck when it is
+  empty), as ``combat.draw_damage_card`` draws it.
+- Morale (TTT-MO1..3, TTT-MR3, TTT-MR5): the target's own check after this shot (a
+  penetrating hit, or a second enemy tank hitting it this game turn), and on request the
+  checks of its friends (a catastrophic death in their sight, or the last friend that could
+  move stopped).
+
+Results are cached by situation: the tuple of numbers that decides the odds (dice faces and
+counts, PEN needed, rerolls, deck composition, the target's crew and morale), so a table
+full of similar shots is computed once per kind of shot. Pure: no I/O, no state changes, no
+dice drawn.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal, NamedTuple
+
+import icepool  # type: ignore[import-untyped]
+from pydantic import BaseModel, ConfigDict, Field
+
+from tankref.core.errors import RulesError
+from tankref.core.results import Modifier
+from tankref.rulesets.ttt.actions import GrizzledUse
+from tankref.rulesets.ttt.cards import (
+    ACCURACY_DIE,
+    HIT,
+    MORALE_DIE,
+    PEN,
+    PENETRATION_DIE,
+    STAR,
+    DamageEffect,
+    RulesData,
+    Side,
+    TankCard,
+    default_cards,
+)
+from tankref.rulesets.ttt.combat import EngagePlan, SidePlan, plan_engage, plan_shot
+from tankref.rulesets.ttt.context import get_tank
+from tankref.rulesets.ttt.morale import bails_out, mobile_friends, morale_after, morale_result
+from tankref.rulesets.ttt.sight import LineOfFire, SideReading, read_line
+from tankref.rulesets.ttt.state import Morale, Options, TableState, TankState
+
+__all__ = [
+    "CardOdds",
+    "MoraleOdds",
+    "ShotOdds",
+    "brief_odds",
+    "cache_sizes",
+    "clear_caches",
+    "hit_odds",
+    "odds_against",
+    "odds_for_shooter",
+    "odds_for_situation",
+    "odds_from_plan",
+    "penetration_odds",
+]
+
+ZERO = Fraction(0)
+ONE = Fraction(1)
+
+# --- the answer, in the result vocabulary -----------------------------------------------------
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CardOdds(_Frozen):
+    """One damage card: how likely this shot is to make the target draw it (TTT-E7)."""
+
+    name: str
+    effect: DamageEffect
+    catastrophic: bool
+    left: int = Field(description="Copies of the card in the pile the card is drawn from.")
+    p_given_penetration: float
+    p: float = Field(description="Penetrated and drew this card.")
+    exact_given_penetration: str
+    exact: str
+
+
+class MoraleOdds(_Frozen):
+    """A morale check this shot may cause (TTT-MO2), and how likely it is to fail."""
+
+    tank_id: str
+    checks: bool = Field(description="False: this crew makes no check after this shot.")
+    why_not: str | None = None
+    triggers: tuple[str, ...] = Field(description="The TTT-MO2 triggers counted.")
+    p_check: float
+    p_failure: float = Field(description="A check with a Shaken or Routed result (green 4-6).")
+    exact: dict[str, str]
+
+
+class ShotOdds(_Frozen):
+    """The odds of one Engage before the dice are rolled, with every number that decides them.
+
+    Floats are for display; ``exact`` holds the same probabilities as fractions "a/b".
+    """
+
+    shooter: str
+    target: str
+    shooter_card: str
+    target_card: str
+    range: float | None = Field(description="Inches; None for a hypothetical shot.")
+    hit_side: Side
+    hull_down: bool
+    best_armour_turn: Side | None = Field(
+        description="The armour the referee turns to the shot first (TTT-E3), if any."
+    )
+    accuracy_dice: int = Field(description="White dice rolled: the card's less every penalty.")
+    penetration_dice: int = Field(description="Red dice rolled.")
+    armour: int
+    cover: int
+    needed: int = Field(description="PEN needed: armour of the side hit plus Cover.")
+    modifiers: tuple[Modifier, ...]
+    grizzled_policy: Literal["auto", "ask"] | None = Field(
+        description="The table's option when the shooter has a Grizzled reroll to spend."
+    )
+    reroll_accuracy: bool = Field(description="The Grizzled reroll may save a missed roll.")
+    reroll_penetration: bool = Field(
+        description="The Grizzled reroll may save a failed Penetration roll (if still unspent)."
+    )
+    p_hit: float
+    p_penetrate_given_hit: float
+    p_penetrate: float
+    p_destroyed: float = Field(description="Destroyed by the card or by the crew bailing out.")
+    p_destroyed_by_card: float
+    p_bail_out: float = Field(description="Routed while Immobilized: the crew bails out (MR5).")
+    p_morale_failure: float = Field(description="The target's own check fails (see morale).")
+    exact: dict[str, str]
+    cards: tuple[CardOdds, ...]
+    deck_left: int = Field(description="Cards in the pile the damage card is drawn from.")
+    deck_reshuffled: bool = Field(description="The pile is empty: a full deck is shuffled in.")
+    morale: MoraleOdds
+    friends: tuple[MoraleOdds, ...] | None = Field(
+        default=None, description="The target's friends' checks; None when not asked for."
+    )
+    notes: tuple[str, ...] = ()
+
+
+def _exact(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+# --- the dice, read from the card data --------------------------------------------------------
+
+RedFace = tuple[int, int]  # (PEN icons, STAR icons) on one face
+DeckKey = tuple[tuple[str, int, DamageEffect, bool], ...]  # name, copies left, effect, catastrophic
+
+
+@dataclass(frozen=True)
+class _Dice:
+    white: tuple[int, ...]  # HIT icons on each face
+    red: tuple[RedFace, ...]
+    green: tuple[Morale, ...]  # the morale result of each face (TTT-MO3)
+    # Draw piles already read against this card data's deck (the effects are its own).
+    piles: dict[tuple[str, ...], DeckKey] = field(default_factory=dict, compare=False)
+
+
+_DICE: dict[int, tuple[RulesData, _Dice]] = {}
+
+
+def _dice(rules: RulesData) -> _Dice:
+    """The faces that matter, per table's card data (cached by identity: the cache holds the
+    data it was read from, so an id is never reused while it is cached)."""
+    hit = _DICE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    white = rules.dice[ACCURACY_DIE]
+    red = rules.dice[PENETRATION_DIE]
+    green = rules.dice[MORALE_DIE]
+    dice = _Dice(
+        white=tuple(f.icons.count(HIT) for f in white.faces),
+        red=tuple((f.icons.count(PEN), f.icons.count(STAR)) for f in red.faces),
+        green=tuple(morale_result(f.face) for f in green.faces),
+    )
+    if len(_DICE) >= 64:
+        _DICE.clear()
+    _DICE[id(rules)] = (rules, dice)
+    return dice
+
+
+# --- Accuracy (TTT-E4, TTT-CR1) ---------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1024)
+def hit_odds(white: tuple[int, ...], dice: int, reroll: bool) -> tuple[Fraction, Fraction]:
+    """(P(the roll hits), P(it misses and the Grizzled reroll of one die hits)).
+
+    At most one hit per roll: the roll hits when it shows at least one HIT icon.
+    """
+    if dice <= 0:
+        return ZERO, ZERO  # no dice left: the Engage fails without a roll
+    die = icepool.Die(list(white))
+    first = Fraction((dice @ die).probability(">=", 1))
+    again = (ONE - first) * Fraction(die.probability(">=", 1)) if reroll else ZERO
+    return first, again
+
+
+# --- Penetration (TTT-E5, TTT-E6, TTT-CR1) ----------------------------------------------------
+
+# A pool as the star chain sees it: PEN so far, blank dice, stars in hand, and the fewest PEN
+# on a non-blank die (0: none yet), which is the die the Grizzled reroll takes when no die is
+# blank.
+_Pool = tuple[int, int, int, int]
+
+
+def _not_exact(why: str) -> RulesError:
+    return RulesError("ODDS_NOT_EXACT", "TTT-E6", f"no exact odds for these red dice: {why}")
+
+
+@functools.lru_cache(maxsize=256)
+def _first_roll(red: tuple[RedFace, ...], dice: int) -> tuple[tuple[_Pool, int], ...]:
+    """The first Penetration roll as pools with integer weights over sides**dice (icepool)."""
+    classes = sorted(Counter(red).items())  # ((PEN, STAR), faces) groups: fewer outcomes
+    die = icepool.Die({i: faces for i, (_, faces) in enumerate(classes)})
+    pools: dict[_Pool, int] = defaultdict(int)
+    for combo, weight in die.pool(dice).expand().items():
+        faces = [classes[i][0] for i in combo]
+        pens = sum(pen for pen, _ in faces)
+        blanks = sum(1 for pen, _ in faces if pen == 0)
+        stars = sum(star for _, star in faces)
+        low = min((pen for pen, _ in faces if pen > 0), default=0)
+        pools[(pens, blanks, stars, low)] += weight
+    return tuple(pools.items())
+
+
+def _spend_stars(
+    pools: Iterable[tuple[_Pool, int]],
+    needed: int,
+    chain: tuple[tuple[int, int, int], ...],
+    chain_sides: int,
+) -> tuple[int, dict[tuple[int, int, int], int], int]:
+    """TTT-E6 as ``combat._spend_stars`` plays it, for whole distributions at once.
+
+    Each round rerolls one blank die of every pool that still has a star, a blank and too few
+    PEN. Returns (weight penetrated, weight stopped short by (PEN, blanks, fewest PEN),
+    factor): both weights are over the input's denominator times ``factor``.
+    """
+    won = 0
+    stopped: dict[tuple[int, int, int], int] = defaultdict(int)
+    active: dict[_Pool, int] = defaultdict(int)
+    for (pens, blanks, stars, low), weight in pools:
+        if pens >= needed:
+            won += weight
+        elif stars > 0 and blanks > 0:
+            active[(pens, blanks, stars, low)] += weight
+        else:
+            stopped[(pens, blanks, low)] += weight
+    factor = 1
+    while active:
+        factor *= chain_sides
+        won *= chain_sides
+        for key in stopped:
+            stopped[key] *= chain_sides
+        following: dict[_Pool, int] = defaultdict(int)
+        for (pens, blanks, stars, low), weight in active.items():
+            for pen, star, faces in chain:
+                total = pens + pen
+                w = weight * faces
+                if total >= needed:
+                    won += w
+                    continue
+                left = blanks - 1 + (pen == 0)
+                hand = stars - 1 + star
+                fewest = low if pen == 0 or 0 < low <= pen else pen
+                if hand > 0 and left > 0:
+                    following[(total, left, hand, fewest)] += w
+                else:
+                    stopped[(total, left, fewest)] += w
+        active = following
+    return won, stopped, factor
+
+
+@functools.lru_cache(maxsize=4096)
+def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: bool) -> Fraction:
+    """P(the red dice reach ``needed`` PEN), stars and (if ``reroll``) the Grizzled reroll in.
+
+    Mirrors ``combat._roll_penetration``: the first roll; stars reroll the first blank die
+    while too few PEN show; then the Grizzled reroll takes the weakest die (a blank, else the
+    die with the fewest PEN) and only that die's own stars are spent after it.
+    """
+    if needed <= 0:
+        return ONE  # no PEN needed: even an empty pool penetrates
+    if dice <= 0:
+        return ZERO
+    sides = len(red)
+    classes = Counter(red)
+    if any(pen == 0 and star > 1 for (pen, star) in classes):
+        # Stars could then pile up without end; the chance the chain runs dry is a root of a
+        # polynomial, not a fraction.
+        raise _not_exact("a face with no PEN and more than one *")
+    # A blank die that shows a lone * again changes nothing but the die: the chain goes on
+    # from the same place, so it is left out of the rerolls (the rest renormalised).
+    loops = classes.get((0, 1), 0)
+    if loops == sides:
+        raise _not_exact("every face is a blank with a *: the rerolls never end")
+    chain = tuple(
+        (pen, star, faces) for (pen, star), faces in classes.items() if (pen, star) != (0, 1)
+    )
+    chain_sides = sides - loops
+    full = tuple((pen, star, faces) for (pen, star), faces in classes.items())
+
+    base = sides**dice
+    won, stopped, factor = _spend_stars(_first_roll(red, dice), needed, chain, chain_sides)
+    p = Fraction(won, base * factor)
+    if not reroll or not stopped:
+        return p
+    # The Grizzled reroll (TTT-CR1) on the weakest die, then that die's own stars.
+    after: dict[_Pool, int] = defaultdict(int)
+    for (pens, blanks, low), weight in stopped.items():
+        lost, blanks_left = (0, blanks - 1) if blanks else (low, 0)
+        for pen, star, faces in full:
+            after[(pens - lost + pen, blanks_left + (pen == 0), star, 0)] += weight * faces
+    won2, _, factor2 = _spend_stars(after.items(), needed, chain, chain_sides)
+    return p + Fraction(won2, base * factor * sides * factor2)
+
+
+# --- the damage card and morale (TTT-E7, TTT-MO1..3, TTT-MR3, TTT-MR5) -------------------------
+
+
+class _ShotKey(NamedTuple):
+    """The dice of a shot: what decides P(hit) and P(penetrated)."""
+
+    white: tuple[int, ...]
+    white_dice: int
+    reroll_accuracy: bool
+    red: tuple[RedFace, ...]
+    red_dice: int
+    needed: int
+    reroll_penetration: bool
+
+
+class _MoraleKey(NamedTuple):
+    """The target's crew as its morale check after this shot sees it."""
+
+    green: tuple[Morale, ...]
+    checks: bool  # a Scared crew (Grizzled crews never check, TTT-MO1)
+    morale: Morale
+    immobilized: bool
+    second_hit: bool  # a hit would be the second enemy tank's this game turn (MO2 trigger 2)
+
+
+class _Situation(NamedTuple):
+    """Every number that decides a shot's odds: the cache key (tuples: cheap to hash)."""
+
+    shot: _ShotKey
+    deck: DeckKey
+    morale: _MoraleKey
+
+
+@functools.lru_cache(maxsize=256)
+def _check(green: tuple[Morale, ...], old: Morale, immobilized: bool) -> tuple[Fraction, Fraction]:
+    """(P(the check fails), P(it Routs an Immobilized crew, who bail out)) for one check."""
+    sides = len(green)
+    fails = sum(1 for result in green if result != "ok")
+    bail = sum(1 for result in green if bails_out(old, morale_after(old, result)[0], immobilized))
+    return Fraction(fails, sides), Fraction(bail, sides)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shot_dice(shot: _ShotKey) -> tuple[Fraction, Fraction]:
+    """(P(hit), P(penetrated)): the dice alone, whatever the deck and the crews."""
+    hit_first, hit_again = hit_odds(shot.white, shot.white_dice, shot.reroll_accuracy)
+    # The Grizzled reroll is left for Penetration only when Accuracy did not spend it.
+    penetrate = hit_first * penetration_odds(
+        shot.red, shot.red_dice, shot.needed, shot.reroll_penetration
+    )
+    if hit_again:
+        penetrate += hit_again * penetration_odds(shot.red, shot.red_dice, shot.needed, False)
+    return hit_first + hit_again, penetrate
+
+
+class _DeckCounts(NamedTuple):
+    """What the morale and destruction odds need from the pile: copies of each kind."""
+
+    left: int
+    destroying: int
+    immobilizing: int
+    catastrophic: int
+
+
+@functools.lru_cache(maxsize=1024)
+def _deck_counts(deck: DeckKey) -> _DeckCounts:
+    return _DeckCounts(
+        left=sum(c[1] for c in deck),
+        destroying=sum(c[1] for c in deck if c[2] == "destroyed"),
+        immobilizing=sum(c[1] for c in deck if c[2] == "immobilized"),
+        catastrophic=sum(c[1] for c in deck if c[3]),
+    )
+
+
+class _Linear(NamedTuple):
+    """A probability written as P(penetrated)·pen + P(hit)·hit: after the dice, every outcome
+    is linear in those two, with weights from the deck and the crew alone."""
+
+    pen: Fraction = ZERO
+    hit: Fraction = ZERO
+
+    def of(self, hit: Fraction, penetrate: Fraction) -> Fraction:
+        out = penetrate * self.pen if self.pen else ZERO
+        return out + hit * self.hit if self.hit else out
+
+
+class _Weights(NamedTuple):
+    destroyed_by_card: _Linear
+    bail_out: _Linear
+    morale_check: _Linear
+    morale_failure: _Linear
+    catastrophic: Fraction  # P(a catastrophic card | penetrated)
+    stops: Fraction  # P(the target can no longer move | penetrated)
+
+
+@functools.lru_cache(maxsize=1024)
+def _weights(counts: _DeckCounts, crew: _MoraleKey) -> _Weights:
+    """How the damage card and the target's morale check turn a hit or a penetration into
+    destruction, bail-out and morale failure (TTT-E7, TTT-MO1..3, TTT-MR3, TTT-MR5)."""
+    destroying = Fraction(counts.destroying, counts.left)
+    immobilizing = Fraction(counts.immobilizing, counts.left)
+    stays = ONE - destroying - immobilizing  # on the table and still able to move
+    # (on a penetration, on a hit) for each: a hit that fails to penetrate is hit - pen.
+    check = [ZERO, ZERO]
+    failure = [ZERO, ZERO]
+    bail = [ZERO, ZERO]
+    if crew.morale == "routed":  # Immobilized on a Routed crew: it bails out at once (MR5)
+        bail[0] += immobilizing
+    if crew.checks:
+        fail_now, bail_now = _check(crew.green, crew.morale, crew.immobilized)
+        # Penetrated and still on the table (trigger 1; trigger 2 makes no second check)...
+        checked = [stays, ZERO]
+        # ... or hit without penetration: a check only as the second enemy tank's hit.
+        if crew.second_hit:
+            checked = [stays - ONE, ONE]
+        for i in (0, 1):
+            check[i] += checked[i]
+            failure[i] += checked[i] * fail_now
+            bail[i] += checked[i] * bail_now
+        if crew.morale != "routed":  # Immobilized by the card, then the check
+            fail_imm, bail_imm = _check(crew.green, crew.morale, True)
+            check[0] += immobilizing
+            failure[0] += immobilizing * fail_imm
+            bail[0] += immobilizing * bail_imm
+    return _Weights(
+        destroyed_by_card=_Linear(pen=destroying),
+        bail_out=_Linear(*bail),
+        morale_check=_Linear(*check),
+        morale_failure=_Linear(*failure),
+        catastrophic=Fraction(counts.catastrophic, counts.left),
+        stops=destroying + immobilizing,
+    )
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    hit: Fraction
+    penetrate: Fraction
+    destroyed_by_card: Fraction
+    bail_out: Fraction
+    morale_check: Fraction
+    morale_failure: Fraction
+    catastrophic: Fraction  # P(a catastrophic card | penetrated)
+    stops: Fraction  # P(the target can no longer move | penetrated)
+
+    @property
+    def destroyed(self) -> Fraction:
+        return self.destroyed_by_card + self.bail_out
+
+
+@functools.lru_cache(maxsize=8192)
+def _outcome(shot: _ShotKey, counts: _DeckCounts, crew: _MoraleKey) -> _Outcome:
+    """The shot's outcome odds: keyed by card kinds, not names, so a pile that changes by
+    a card of no consequence to them finds the answer cached."""
+    hit, penetrate = _shot_dice(shot)
+    w = _weights(counts, crew)
+    return _Outcome(
+        hit=hit,
+        penetrate=penetrate,
+        destroyed_by_card=w.destroyed_by_card.of(hit, penetrate),
+        bail_out=w.bail_out.of(hit, penetrate),
+        morale_check=w.morale_check.of(hit, penetrate),
+        morale_failure=w.morale_failure.of(hit, penetrate),
+        catastrophic=w.catastrophic,
+        stops=w.stops,
+    )
+
+
+def _numbers(s: _Situation) -> _Outcome:
+    return _outcome(s.shot, _deck_counts(s.deck), s.morale)
+
+
+def _deck(rules: RulesData, pile: tuple[str, ...]) -> tuple[DeckKey, bool]:
+    """The pile the damage card comes from (the full deck when empty), as a cache key."""
+    reshuffled = not pile
+    key = pile or tuple(rules.full_deck())
+    piles = _dice(rules).piles
+    cached = piles.get(key)
+    if cached is None:
+        counts = Counter(key)
+        out = []
+        for card in rules.deck:  # deck order, so the answer lists the cards as the file does
+            if counts[card.name]:
+                out.append((card.name, counts[card.name], card.effect, card.catastrophic))
+        cached = tuple(out)
+        if len(piles) >= 256:
+            piles.clear()
+        piles[key] = cached
+    return cached, reshuffled
+
+
+# --- putting the answer together --------------------------------------------------------------
+
+
+def _fraction_fields(**values: Fraction) -> dict[str, str]:
+    return {name: _exact(p) for name, p in values.items()}
+
+
+def _target_morale(plan: EngagePlan, s: _Situation, n: _Outcome) -> MoraleOdds:
+    target = plan.target
+    triggers = ["TTT-MO2 (1) a penetrating hit that leaves it on the table"]
+    if s.morale.second_hit:
+        triggers.append("TTT-MO2 (2) hit by a second enemy tank this game turn")
+    why_not = None
+    if target.grizzled:
+        why_not = "Grizzled crew: no morale checks (TTT-MO1)"
+    return MoraleOdds(
+        tank_id=target.id,
+        checks=s.morale.checks,
+        why_not=why_not,
+        triggers=tuple(triggers),
+        p_check=float(n.morale_check),
+        p_failure=float(n.morale_failure),
+        exact=_fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
+    )
+
+
+def _friends_morale(state: TableState, plan: EngagePlan, n: _Outcome) -> tuple[MoraleOdds, ...]:
+    """TTT-MO2 triggers 3 and 4 for the target's friends on the table.
+
+    A friend checks when the target dies catastrophically in its sight (4), or when the
+    target was its last friend that could move and no longer can (3): destroyed or
+    Immobilized. One check however many triggers fire (TTT-MO2 ruling).
+    """
+    target = plan.target
+    green = _dice(state.rules).green
+    fail = Fraction(sum(1 for result in green if result != "ok"), len(green))
+    out = []
+    for friend in sorted(state.tanks.values(), key=lambda t: t.id):
+        if friend.player != target.player or friend.id == target.id or not friend.on_board:
+            continue
+        sees = read_line(state, friend, target).visible
+        last = target.can_move and mobile_friends(state, friend) == 1
+        triggers = []
+        if sees:
+            triggers.append("TTT-MO2 (4) sees it die catastrophically (Explosion, Fire)")
+        if last:
+            triggers.append("TTT-MO2 (3) it was the last friend that could move")
+        # Stopped (destroyed or Immobilized) covers the catastrophic cards too: one check.
+        given = n.stops if last else n.catastrophic if sees else ZERO
+        check = ZERO if friend.grizzled else n.penetrate * given
+        out.append(
+            MoraleOdds(
+                tank_id=friend.id,
+                checks=not friend.grizzled and bool(triggers),
+                why_not="Grizzled crew: no morale checks (TTT-MO1)" if friend.grizzled else None,
+                triggers=tuple(triggers),
+                p_check=float(check),
+                p_failure=float(check * fail),
+                exact=_fraction_fields(p_check=check, p_failure=check * fail),
+            )
+        )
+    return tuple(out)
+
+
+def _situation(
+    rules: RulesData,
+    pile: tuple[str, ...],
+    plan: EngagePlan,
+    second_hit: bool,
+) -> tuple[_Situation, bool]:
+    dice = _dice(rules)
+    deck, reshuffled = _deck(rules, pile)
+    target = plan.target
+    shot = _ShotKey(
+        white=dice.white,
+        white_dice=plan.white_dice,
+        reroll_accuracy=plan.reroll_accuracy,
+        red=dice.red,
+        red_dice=plan.red_dice,
+        needed=plan.threshold,
+        reroll_penetration=plan.reroll_penetration,
+    )
+    crew = _MoraleKey(
+        green=dice.green,
+        checks=not target.grizzled,
+        morale=target.morale,
+        immobilized=target.immobilized,
+        second_hit=second_hit,
+    )
+    return _Situation(shot=shot, deck=deck, morale=crew), reshuffled
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """The part of the answer that depends on the situation alone (cached with it)."""
+
+    numbers: _Outcome
+    destroyed: Fraction
+    floats: dict[str, float]  # the probabilities for display
+    exact: dict[str, str]  # the same as fractions "a/b"
+    cards: tuple[CardOdds, ...]
+    deck_left: int
+
+
+@functools.lru_cache(maxsize=4096)
+def _answer(s: _Situation) -> _Answer:
+    n = _numbers(s)
+    counts = _deck_counts(s.deck)
+    p_given_hit = n.penetrate / n.hit if n.hit else ZERO
+    destroyed = n.destroyed
+    cards = tuple(
+        CardOdds(
+            name=name,
+            effect=effect,
+            catastrophic=catastrophic,
+            left=copies,
+            p_given_penetration=float(p),
+            p=float(p * n.penetrate),
+            exact_given_penetration=_exact(p),
+            exact=_exact(p * n.penetrate),
+        )
+        for (name, copies, effect, catastrophic) in s.deck
+        for p in (Fraction(copies, counts.left),)
+    )
+    probabilities = {
+        "p_hit": n.hit,
+        "p_penetrate_given_hit": p_given_hit,
+        "p_penetrate": n.penetrate,
+        "p_destroyed": destroyed,
+        "p_destroyed_by_card": n.destroyed_by_card,
+        "p_bail_out": n.bail_out,
+        "p_morale_failure": n.morale_failure,
+    }
+    return _Answer(
+        numbers=n,
+        destroyed=destroyed,
+        floats={name: float(p) for name, p in probabilities.items()},
+        exact=_fraction_fields(**probabilities),
+        cards=cards,
+        deck_left=counts.left,
+    )
+
+
+def _side_notes(plan: EngagePlan) -> list[str]:
+    side, target = plan.side, plan.target
+    if side.best is not None and side.facing is not None:
+        return [f"The referee first turns {target.id}'s best armour ({side.best}) to the shot."]
+    if side.best is not None:
+        return [f"{target.id} cannot turn its best armour ({side.best}): {side.blocked}."]
+    return []
+
+
+_MORALE_NOTE = (
+    "Morale counts the target's own check after this shot; a hit that does not penetrate "
+    "makes it check only as the second enemy tank to hit it this game turn (TTT-MO2)."
+)
+
+
+def odds_from_plan(
+    plan: EngagePlan,
+    rules: RulesData,
+    *,
+    pile: tuple[str, ...] = (),
+    options: Options | None = None,
+    second_hit: bool = False,
+    range_: float | None = None,
+    friends_on: TableState | None = None,
+) -> ShotOdds:
+    """The odds of a planned shot; ``pile`` is the deck's draw pile (empty: a full deck).
+
+    ``friends_on``: the table whose friends of the target should be given their morale odds.
+    """
+    return _shot(plan, rules, pile, options, second_hit, range_, friends_on)[0]
+
+
+def _shot(
+    plan: EngagePlan,
+    rules: RulesData,
+    pile: tuple[str, ...],
+    options: Options | None,
+    second_hit: bool,
+    range_: float | None,
+    friends_on: TableState | None,
+) -> tuple[ShotOdds, Fraction]:
+    s, reshuffled = _situation(rules, pile, plan, second_hit)
+    answer = _answer(s)
+    shooter, target, side = plan.shooter, plan.target, plan.side
+    notes = [_MORALE_NOTE, *_side_notes(plan)]
+    if reshuffled:
+        notes.append("The draw pile is empty: the damage card comes from a full, fresh deck.")
+    grizzled = shooter.grizzled and not shooter.reroll_used
+    odds = ShotOdds(
+        shooter=shooter.id,
+        target=target.id,
+        shooter_card=shooter.card.id,
+        target_card=target.card.id,
+        range=None if range_ is None else round(range_, 2),
+        hit_side=side.side,
+        hull_down=side.hull_down,
+        best_armour_turn=side.best if side.facing is not None else None,
+        accuracy_dice=plan.white_dice,
+        penetration_dice=plan.red_dice,
+        armour=plan.armour,
+        cover=plan.cover,
+        needed=plan.threshold,
+        modifiers=plan.accuracy_mods + plan.penetration_mods,
+        grizzled_policy=(options or Options()).grizzled_reroll if grizzled else None,
+        reroll_accuracy=plan.reroll_accuracy,
+        reroll_penetration=plan.reroll_penetration,
+        exact=dict(answer.exact),  # a copy: the cached answer is shared
+        cards=answer.cards,
+        deck_left=answer.deck_left,
+        deck_reshuffled=reshuffled,
+        morale=_target_morale(plan, s, answer.numbers),
+        friends=None if friends_on is None else _friends_morale(friends_on, plan, answer.numbers),
+        notes=tuple(notes),
+        **answer.floats,
+    )
+    return odds, answer.destroyed
+
+
+def _second_hit(state: TableState, shooter: TankState, target: TankState) -> bool:
+    """TTT-MO2 trigger 2 as ``do_engage`` fires it: another enemy tank hit the target in this
+    game turn, and this shooter has not."""
+    return target.hit_turn == state.turn and bool(target.hit_by) and shooter.id not in target.hit_by
+
+
+def odds_against(
+    state: TableState,
+    shooter_id: str,
+    target_id: str,
+    *,
+    declared: GrizzledUse | None = None,
+    friends: bool = False,
+) -> ShotOdds:
+    """The odds of ``shooter_id`` engaging ``target_id`` now.
+
+    Raises the same ``RulesError`` as the Engage would when the shot is illegal.
+    ``declared`` is the Engage's ``grizzled_reroll`` (read when the table's option is ask).
+    ``friends`` adds the target's friends' morale checks (one line of sight per friend).
+    """
+    return _odds(state, plan_engage(state, shooter_id, target_id, declared), friends)[0]
+
+
+def _odds(state: TableState, plan: EngagePlan, friends: bool) -> tuple[ShotOdds, Fraction]:
+    return _shot(
+        plan,
+        state.rules,
+        state.deck.draw_pile,
+        state.options,
+        _second_hit(state, plan.shooter, plan.target),
+        plan.line.range,
+        state if friends else None,
+    )
+
+
+def odds_for_shooter(
+    state: TableState,
+    shooter_id: str,
+    *,
+    declared: GrizzledUse | None = None,
+    friends: bool = False,
+) -> list[ShotOdds]:
+    """The odds against every enemy ``shooter_id`` may Engage now: most likely to be
+    destroyed first, ties by target id.
+
+    Enemies out of sight (or outside a jammed turret's arc) are left out, as ``options_for``
+    leaves them out; any other refusal (the shooter may not fire at all) is raised.
+    """
+    shooter = get_tank(state, shooter_id)
+    ranked: list[tuple[Fraction, str, ShotOdds]] = []
+    for target in sorted(state.tanks.values(), key=lambda t: t.id):
+        if target.player == shooter.player or not target.on_board:
+            continue
+        try:
+            plan = plan_engage(state, shooter_id, target.id, declared)
+        except RulesError as err:
+            if err.code in ("NO_LINE_OF_SIGHT", "TURRET_JAMMED"):
+                continue
+            raise
+        odds, destroyed = _odds(state, plan, friends)
+        ranked.append((destroyed, target.id, odds))
+    ranked.sort(key=lambda item: (-item[0], item[1]))
+    return [odds for _, _, odds in ranked]
+
+
+# --- a hypothetical shot (the CLI) ------------------------------------------------------------
+
+
+def odds_for_situation(
+    shooter: TankCard,
+    target: TankCard,
+    *,
+    side: Side = "front",
+    moved: bool = False,
+    shaken: bool = False,
+    optics_damage: int = 0,
+    gun_damage: int = 0,
+    target_fast: bool = False,
+    cover: int = 0,
+    concealment: int = 0,
+    smoke: int = 0,
+    grizzled: bool = False,
+    declared: GrizzledUse | None = None,
+    target_grizzled: bool = False,
+    target_morale: Morale = "ok",
+    target_immobilized: bool = False,
+    second_hit: bool = False,
+    options: Options | None = None,
+    rules: RulesData | None = None,
+    pile: tuple[str, ...] = (),
+) -> ShotOdds:
+    """The odds of a shot described by its cards and modifiers, with no table: a full deck
+    (or ``pile``), the side named (Turret = hull-down), no best-armour turn. The answer
+    calls the tanks "shooter" and "target".
+
+    The same plan functions as a real Engage compute the penalties and dice.
+    """
+    options = options or Options()
+    rules = rules or default_cards().rules
+    for name, value in (
+        ("optics_damage", optics_damage),
+        ("gun_damage", gun_damage),
+        ("cover", cover),
+        ("concealment", concealment),
+        ("smoke", smoke),
+    ):
+        if value < 0:
+            raise ValueError(f"{name} must be 0 or more, got {value}")
+    s = TankState(
+        id="shooter",
+        name=shooter.name,
+        player="A",
+        card=shooter,
+        x=0.0,
+        z=0.0,
+        facing=0.0,
+        crew="grizzled" if grizzled else "scared",
+        morale="shaken" if shaken else "ok",
+        moved="normal" if moved else "none",
+        optics_damage=optics_damage,
+        gun_damage=gun_damage,
+    )
+    t = TankState(
+        id="target",
+        name=target.name,
+        player="B",
+        card=target,
+        x=0.0,
+        z=0.0,
+        facing=0.0,
+        hull_down=side == "turret",
+        crew="grizzled" if target_grizzled else "scared",
+        morale=target_morale,
+        immobilized=target_immobilized,
+        moved="fast" if target_fast else "none",
+    )
+    given = "as given"
+    line = LineOfFire(
+        shooter=s.pos,
+        target=t.pos,
+        range=0.0,
+        concealment=concealment,
+        concealment_why=given,
+        cover=cover,
+        cover_why=given,
+        smoke=smoke,
+        smoke_screens=[(0, smoke)] if smoke else [],
+        hull_down=side == "turret",
+        hull_down_why=given,
+    )
+    plan = plan_shot(
+        options, s, t, line, SidePlan(SideReading(side, 0.0), hull_down=side == "turret"), declared
+    )
+    return odds_from_plan(plan, rules, pile=pile, options=options, second_hit=second_hit)
+
+
+# --- for option lists and hovers ----------------------------------------------------------------
+
+
+def brief_odds(state: TableState, plan: EngagePlan) -> dict[str, float]:
+    """p_hit, p_penetrate and p_destroyed of a planned shot, rounded for display: what
+    ``options_for`` adds to each Engage target (no answer model is built). Empty when the
+    table's dice have no exact odds."""
+    second = _second_hit(state, plan.shooter, plan.target)
+    try:
+        s, _ = _situation(state.rules, state.deck.draw_pile, plan, second)
+        return dict(_brief(s.shot, _deck_counts(s.deck), s.morale))
+    except RulesError as err:
+        if err.code != "ODDS_NOT_EXACT":
+            raise
+        return {}
+
+
+@functools.lru_cache(maxsize=8192)
+def _brief(shot: _ShotKey, counts: _DeckCounts, crew: _MoraleKey) -> dict[str, float]:
+    hit, penetrate = _shot_dice(shot)
+    w = _weights(counts, crew)
+    destroyed = w.destroyed_by_card.of(hit, penetrate) + w.bail_out.of(hit, penetrate)
+    return {
+        "p_hit": round(float(hit), 4),
+        "p_penetrate": round(float(penetrate), 4),
+        "p_destroyed": round(float(destroyed), 4),
+    }
+
+
+def clear_caches() -> None:
+    """Forget every cached situation (benchmarks time a cold cache with it)."""
+    for cached in (
+        hit_odds,
+        penetration_odds,
+        _first_roll,
+        _check,
+        _shot_dice,
+        _deck_counts,
+        _weights,
+        _outcome,
+        _answer,
+        _brief,
+    ):
+        cached.cache_clear()
+    _DICE.clear()
+
+
+def cache_sizes() -> dict[str, int]:
+    """How many kinds of dice and situations the caches hold (for benchmarks)."""
+    return {
+        "dice": _shot_dice.cache_info().currsize,
+        "situations": _answer.cache_info().currsize,
+    }
