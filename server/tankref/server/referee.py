@@ -160,10 +160,13 @@ class Referee:
         if self.tables:
             log.info("rebuilt %d table(s) from the event log", len(self.tables))
 
-    def _host_from_row(self, row: TableRow) -> TableHost:
+    @staticmethod
+    def _host_from_row(row: TableRow, state: Any = None) -> TableHost:
+        """The table as created; ``state`` None: made again from the stored setup."""
         rules = get_ruleset(row.ruleset)
-        setup = rules.setup_model.model_validate(row.setup)
-        state = rules.new_table(setup, DiceState.model_validate(row.dice))
+        if state is None:
+            setup = rules.setup_model.model_validate(row.setup)
+            state = rules.new_table(setup, DiceState.model_validate(row.dice))
         return TableHost(
             id=row.id,
             rules=rules,
@@ -223,15 +226,7 @@ class Referee:
             version=self.version(rules.name),
         )
         self.store.add_table(row)
-        host = TableHost(
-            id=row.id,
-            rules=rules,
-            created_at=row.created_at,
-            token_sha256=row.token_sha256,
-            commitment=row.commitment,
-            seed_chosen=row.seed_chosen,
-            state=state,
-        )
+        host = self._host_from_row(row, state)
         self.tables[host.id] = host
         log.info("table %s created (%s)", host.id, rules.title)
         return TableCreated(
