@@ -388,10 +388,5 @@ class Referee:
         return tanks
 
     # --- reads -----------------------------------------------------------------------------
-    def entries(self, host: TableHost, after: int, limit: int) -> list[LogEntry]:
-        return [
-            LogEntry.model_validate_json(text) for text in self.store.entries(host.id, after, limit)
-        ]
-
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
         return self.store.entries(host.id, after, limit)

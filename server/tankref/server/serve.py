@@ -18,7 +18,10 @@ from tankref.server.store import EventStore, StoreError
 def port_free(host: str, port: int) -> bool:
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if sys.platform != "win32":
+            # As uvicorn binds: a port left in TIME_WAIT by a referee just stopped is free.
+            # (On Windows the same flag would let us bind a port another server holds.)
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host.strip("[]"), port))
         except OSError as exc:
