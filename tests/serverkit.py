@@ -16,6 +16,7 @@ import httpx
 import uvicorn
 
 from tankref.server.app import create_app
+from tankref.server.serve import RefereeServer, referee_config
 from tankref.server.settings import Settings
 
 
@@ -40,10 +41,7 @@ def live_referee(
     """The real app under uvicorn in a thread: real sockets, real HTTP, real SQLite."""
     port = free_port()
     app = create_app(Settings(db_path=db_path, port=port, **settings))
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level=log_level, ws="websockets-sansio"
-    )
-    server = uvicorn.Server(config)
+    server = RefereeServer(referee_config(app, "127.0.0.1", port, log_level), app)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -6,11 +6,12 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 from websockets.sync.client import connect
 
-from serverkit import LiveReferee, duel, new_table
+from serverkit import LiveReferee, duel, live_referee, new_table
 
 WHITE_MISS = {"faces": {"white": [1, 1, 1, 1]}}
 
@@ -134,3 +135,26 @@ def test_tables_are_independent(referee: LiveReferee) -> None:
     a.ok(a.act({"kind": "end_phase"}))
     assert b.snapshot() == b_before
     assert a.read()["table"]["active_player"] == "Blue"
+
+
+def test_stopping_the_referee_answers_held_long_polls(tmp_path: Path) -> None:
+    """A referee that stops answers the long-polls it holds (an empty page) at once, rather
+    than cutting them off with an error when its grace period ends."""
+    with live_referee(tmp_path / "stop.sqlite3") as live:
+        table = duel(live.url)
+        got: dict[str, object] = {}
+
+        def poll() -> None:
+            with httpx.Client(base_url=live.url, timeout=30) as client:
+                reply = client.get(table.path("/events"), params={"after": 4, "wait": 20})
+                got["status"], got["body"] = reply.status_code, reply.json()
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        live.server.should_exit = True
+        poller.join(10)
+        assert time.monotonic() - started < 1.5  # well inside the 2 s grace period
+    assert got["status"] == 200
+    assert got["body"] == {"entries": [], "last_seq": 4, "next_after": None}

@@ -93,6 +93,7 @@ class TableHost:
     damaged: str | None = None  # why the log could not be replayed; the table is read-only
     # request id -> (seq, request hash): a repeated request is answered from the log
     requests: dict[str, tuple[int, str]] = field(default_factory=dict)
+    closing: bool = False  # the server is stopping: held long-polls answer now
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -122,7 +123,7 @@ class TableHost:
 
     async def wait_after(self, after: int, timeout: float) -> None:
         """Return when the log has an event after ``after``, or when ``timeout`` runs out."""
-        if self.seq > after or timeout <= 0:
+        if self.seq > after or timeout <= 0 or self.closing:
             return
         with contextlib.suppress(TimeoutError):  # time's up: the caller answers "nothing new"
             await asyncio.wait_for(self._changed.wait(), timeout)
@@ -134,6 +135,13 @@ class Referee:
         self.tables: dict[str, TableHost] = {}
         self._versions: dict[str, str] = {}
         self.load()
+
+    def release_waiters(self) -> None:
+        """The server is stopping: every held long-poll answers now (with what it has), and
+        streams close, instead of being cut off when the grace period runs out."""
+        for host in self.tables.values():
+            host.closing = True
+            host.notify()
 
     def version(self, ruleset: str) -> str:
         if ruleset not in self._versions:

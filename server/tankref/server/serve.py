@@ -9,10 +9,40 @@ import sys
 from pathlib import Path
 
 import uvicorn
+from fastapi import FastAPI
 
 from tankref.server.app import create_app
 from tankref.server.settings import LOOPBACK_NAMES, Settings
 from tankref.server.store import EventStore, StoreError
+
+
+class RefereeServer(uvicorn.Server):
+    """uvicorn's server, which first lets held long-polls and streams answer when it stops
+    (otherwise they are cancelled at the end of the grace period: an error, not a reply)."""
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+        super().__init__(config)
+        self.referee_app = app
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        referee = getattr(self.referee_app.state, "referee", None)
+        if referee is not None:
+            referee.release_waiters()
+        await super().shutdown(sockets)
+
+
+def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
+    """How the referee is served, here and in the tests and benches."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        ws="websockets-sansio",
+        timeout_graceful_shutdown=2,  # held long-polls must not delay a stop
+        server_header=False,
+        proxy_headers=False,
+    )
 
 
 def port_free(host: str, port: int) -> bool:
@@ -75,15 +105,6 @@ def serve(
         )
     print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    config = uvicorn.Config(
-        create_app(settings),
-        host=host.strip("[]"),
-        port=port,
-        log_level=log_level,
-        ws="websockets-sansio",
-        timeout_graceful_shutdown=2,  # held long-polls must not delay a stop
-        server_header=False,
-        proxy_headers=False,
-    )
-    uvicorn.Server(config).run()
+    app = create_app(settings)
+    RefereeServer(referee_config(app, host.strip("[]"), port, log_level), app).run()
     return 0

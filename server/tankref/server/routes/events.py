@@ -79,7 +79,7 @@ async def stream(websocket: WebSocket, table_id: TableId, ref: RefereeDep, after
     watcher = asyncio.create_task(watch())
     seen = max(0, after)
     try:
-        while not gone.is_set():
+        while not gone.is_set() and not host.closing:
             for text in ref.entries_json(host, seen, 200):
                 await websocket.send_text(text)
                 seen += 1
@@ -90,6 +90,8 @@ async def stream(websocket: WebSocket, table_id: TableId, ref: RefereeDep, after
             _, pending = await asyncio.wait({news, closed}, return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 task.cancel()
+        if host.closing:
+            await websocket.close(code=1001, reason="the referee is stopping")
     except (WebSocketDisconnect, OSError, RuntimeError):
         pass  # the page went away mid-send
     finally:
