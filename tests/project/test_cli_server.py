@@ -57,6 +57,7 @@ def test_demo_plays_a_seeded_game_through_the_api(
     assert "-- Turn 1, Red's phase --" in text
     assert "-- Turn 2, Blue's phase --" in text
     assert "engages" in text and "Accuracy:" in text
+    assert "R1 -> B" in text and "destroy" in text  # the odds shown before each shot
     assert "crew roll" in text
     assert first == second
 

@@ -233,7 +233,13 @@ def _tank_turn(table: DemoTable, tank: dict[str, Any], state: dict[str, Any]) ->
             engage = table.options(tank["tank_id"]).get("engage")
     if engage is not None:
         targets = engage["detail"]["targets"]
-        target = min(targets, key=lambda t: (t["range"], t["target_id"]))
+        # The bot takes the likeliest kill (the odds come with the options, as TTS shows them).
+        target = max(targets, key=lambda t: (t.get("p_destroyed", 0), -t["range"]))
+        if "p_hit" in target:
+            table.say(
+                f"  {tank['tank_id']} -> {target['target_id']}: hit {target['p_hit']:.0%}, "
+                f"penetrate {target['p_penetrate']:.0%}, destroy {target['p_destroyed']:.0%}"
+            )
         table.act({"kind": "engage", "tank_id": tank["tank_id"], "target_id": target["target_id"]})
     elif "recover" in allowed:
         table.act({"kind": "recover", "tank_id": tank["tank_id"]})
