@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.results import Result
+from tankref.core.scene import LineOfFire, SceneParts
 
 T = TypeVar("T")
 
@@ -107,6 +108,10 @@ class Ruleset(Protocol):
     def summary(self, state: Any) -> TableSummary: ...
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]: ...
+
+    def scene_parts(self, state: Any) -> SceneParts: ...  # terrain, rings, players: to draw
+
+    def line_of_fire(self, state: Any, result: Result) -> LineOfFire | None: ...  # a shot's line
 
     # --- actions ---------------------------------------------------------------------------
     def parse_action(self, data: object) -> BaseModel: ...  # strict JSON types

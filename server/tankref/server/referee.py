@@ -28,11 +28,13 @@ from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.results import Result, chat_lines
 from tankref.core.ruleset import Ruleset, TableSummary, TankView, get_ruleset, ruleset_names
+from tankref.core.scene import LineOfFire
 from tankref.server.errors import ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,
     DicePublic,
     LogEntry,
+    Scene,
     TableCreated,
     TableListItem,
     TableRead,
@@ -94,6 +96,7 @@ class TableHost:
     # request id -> (seq, request hash): a repeated request is answered from the log
     requests: dict[str, tuple[int, str]] = field(default_factory=dict)
     closing: bool = False  # the server is stopping: held long-polls answer now
+    line_of_fire: LineOfFire | None = None  # the latest shot, for the scene
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -116,6 +119,27 @@ class TableHost:
         if isinstance(dice, dict):
             dice.pop("seed", None)  # the secret behind the commitment (revealed by issue 7)
         return data
+
+    def note_shot(self, seq: int, result: Result) -> None:
+        """Keep the line of the latest shot (the scene draws it until the next one)."""
+        line = self.rules.line_of_fire(self.state, result)
+        if line is not None:
+            self.line_of_fire = line.model_copy(update={"seq": seq})
+
+    def scene(self) -> Scene:
+        parts = self.rules.scene_parts(self.state)
+        return Scene(
+            table_id=self.id,
+            seq=self.seq,
+            ruleset=self.rules.name,
+            table=self.summary(),
+            area=parts.area,
+            players=parts.players,
+            tanks=self.rules.tank_views(self.state),
+            terrain=parts.terrain,
+            rings=parts.rings,
+            line_of_fire=self.line_of_fire,
+        )
 
     def notify(self) -> None:
         self._changed.set()
@@ -196,6 +220,7 @@ class Referee:
         ):
             raise RuntimeError("the replayed state differs from the state that was logged")
         host.state = outcome.state
+        host.note_shot(event.seq, outcome.result)
 
     # --- tables ----------------------------------------------------------------------------
     def create_table(self, body: CreateTable) -> TableCreated:
@@ -361,6 +386,7 @@ class Referee:
             # Committed: only now does the table move on.
             host.state = outcome.state
             host.seq = seq
+            host.note_shot(seq, outcome.result)
             if request_id is not None:
                 host.requests[request_id] = (seq, request_sha)
             host.notify()

@@ -11,7 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.core.dice import SuppliedDice
+from tankref.core.geometry import TableArea
 from tankref.core.ruleset import TableSummary, TankPut, TankView
+from tankref.core.scene import LineOfFire, PlayerSide, Ring, TerrainView
 
 RequestId = Annotated[
     str,
@@ -94,6 +96,22 @@ class TableRead(BaseModel):
     )
     tanks: list[TankView]
     state: dict[str, Any] = Field(description="The whole derived state (secrets removed).")
+
+
+class Scene(BaseModel):
+    """The table as shapes to draw (inches, +z north, facing 0 faces +z): for the live page
+    and the TTS scripts, whatever the ruleset."""
+
+    table_id: str
+    seq: int
+    ruleset: str
+    table: TableSummary
+    area: TableArea | None = Field(description="The playing area; None where a ruleset has none.")
+    players: list[PlayerSide]
+    tanks: list[TankView]
+    terrain: list[TerrainView]
+    rings: list[Ring] = Field(description="Smoke at its current strength, the objective.")
+    line_of_fire: LineOfFire | None = Field(description="The most recent shot, if any.")
 
 
 class TankPutRequest(TankPut):

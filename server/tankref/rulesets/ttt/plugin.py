@@ -8,8 +8,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.results import Result
 from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
-from tankref.rulesets.ttt import engine, movement, odds
+from tankref.core.scene import LineOfFire, SceneParts
+from tankref.rulesets.ttt import engine, movement, odds, scene
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -118,6 +120,14 @@ class TinyTableTopTanks:
                 )
             )
         return views
+
+    def scene_parts(self, state: Any) -> SceneParts:
+        assert isinstance(state, TableState)
+        return scene.scene_parts(state)
+
+    def line_of_fire(self, state: Any, result: Result) -> LineOfFire | None:
+        assert isinstance(state, TableState)
+        return scene.line_of_fire(state, result)
 
     # --- actions ---------------------------------------------------------------------------
     def parse_action(self, data: object) -> Action:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 
 from tankref.server.routes.deps import RefereeDep, TableDep
-from tankref.server.schemas import CreateTable, TableCreated, TableListItem, TableRead
+from tankref.server.schemas import CreateTable, Scene, TableCreated, TableListItem, TableRead
 
 router = APIRouter(prefix="/tables", tags=["tables"])
 
@@ -25,3 +25,9 @@ async def list_tables(ref: RefereeDep) -> list[TableListItem]:
 async def read_table(host: TableDep, ref: RefereeDep) -> TableRead:
     """The whole derived state, every tank ready to draw; no secrets."""
     return ref.read(host)
+
+
+@router.get("/{table_id}/scene", response_model=Scene)
+async def read_scene(host: TableDep) -> Scene:
+    """The table as shapes to draw: tanks, terrain, smoke and objective rings, the last shot."""
+    return host.scene()
