@@ -100,27 +100,53 @@ def _movers(state: TableState) -> Counter[str]:
     return Counter(t.player for t in state.tanks.values() if t.can_move)
 
 
+def _fewer_movers(before: TableState, state: TableState) -> set[str]:
+    """The players with fewer tanks that can move than before the action. Only tanks the
+    action touched can differ (an untouched tank is the very same object), so this looks at
+    those alone: most actions touch one or two tanks, and this runs after every action."""
+    net: dict[str, int] = {}
+    for tank_id, tank in state.tanks.items():
+        old = before.tanks.get(tank_id)
+        if old is tank:
+            continue
+        gained = int(tank.can_move) - (0 if old is None else int(old.can_move))
+        net[tank.player] = net.get(tank.player, 0) + gained
+    for tank_id, old in before.tanks.items():
+        if tank_id not in state.tanks:
+            net[old.player] = net.get(old.player, 0) - int(old.can_move)
+    return {player for player, change in net.items() if change < 0}
+
+
+def _no_friend_left_to_move(
+    ctx: Context, fewer: set[str], movers_before: Counter[str], movers: Counter[str]
+) -> None:
+    """TTT-MO2 (3): trigger the tanks whose last friend able to move has just stopped."""
+    for tank in ctx.state.tanks.values():
+        if tank.player not in fewer or tank.id in ctx.checked:
+            continue
+        if tank.id in ctx.morale_triggers or not tank.on_board:
+            continue
+        before = ctx.before.tanks.get(tank.id)
+        if before is None:
+            continue
+        # mobile_friends: the side's count less the tank itself, now and before the action
+        if movers[tank.player] - tank.can_move == 0 and (
+            movers_before[before.player] - before.can_move > 0
+        ):
+            ctx.trigger_morale(tank.id, "no friendly tank left that can move")
+
+
 def resolve_morale(ctx: Context) -> None:
     """Make every morale check this action caused: one per tank, however many triggers."""
-    movers_before = _movers(ctx.before)
+    movers_before: Counter[str] | None = None
     while True:
-        movers = _movers(ctx.state)
-        # TTT-MO2 (3): a tank's mobile friends can only have dropped to none if its side's
-        # count of tanks that can move dropped (no action makes a tank mobile again).
-        fewer = {p for p, n in movers_before.items() if movers[p] < n}
-        for tank in ctx.state.tanks.values():
-            if tank.player not in fewer or tank.id in ctx.checked:
-                continue
-            if tank.id in ctx.morale_triggers or not tank.on_board:
-                continue
-            before = ctx.before.tanks.get(tank.id)
-            if before is None:
-                continue
-            # mobile_friends: the side's count less the tank itself, now and before the action
-            if movers[tank.player] - tank.can_move == 0 and (
-                movers_before[before.player] - before.can_move > 0
-            ):
-                ctx.trigger_morale(tank.id, "no friendly tank left that can move")
+        # A tank's mobile friends can only have dropped to none if its side's count of tanks
+        # that can move dropped (no action makes a tank mobile again).
+        fewer = _fewer_movers(ctx.before, ctx.state)
+        if fewer:
+            if movers_before is None:
+                movers_before = _movers(ctx.before)
+            _no_friend_left_to_move(ctx, fewer, movers_before, _movers(ctx.state))
         pending = [t for t in ctx.morale_triggers if t not in ctx.checked]
         if not pending:
             return
