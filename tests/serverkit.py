@@ -36,10 +36,11 @@ class LiveReferee:
 
 @contextmanager
 def live_referee(
-    db_path: Path, *, log_level: str = "warning", **settings: Any
+    db_path: Path, *, log_level: str = "warning", port: int | None = None, **settings: Any
 ) -> Iterator[LiveReferee]:
-    """The real app under uvicorn in a thread: real sockets, real HTTP, real SQLite."""
-    port = free_port()
+    """The real app under uvicorn in a thread: real sockets, real HTTP, real SQLite.
+    ``port``: a chosen one (to stop the referee and start it again where a client looks)."""
+    port = port or free_port()
     app = create_app(Settings(db_path=db_path, port=port, **settings))
     server = RefereeServer(referee_config(app, "127.0.0.1", port, log_level), app)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -208,10 +208,94 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     )
 
 
+def _cmd_luck(args: argparse.Namespace) -> int:
+    from tankref.server.luck import NoSuchTable, luck_from_db, luck_text
+    from tankref.server.settings import default_db_path
+
+    db = Path(args.db).expanduser() if args.db else default_db_path()
+    if not db.is_file():
+        print(f"no referee database at {db} (--db FILE names another)", file=sys.stderr)
+        return 1
+    try:
+        report = luck_from_db(db, args.table_id)
+    except NoSuchTable as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(report.model_dump_json(indent=2) if args.json else luck_text(report))
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from tankref.server.demo import run_demo
 
     return run_demo(args.url, args.seed, args.turns)
+
+
+def _cmd_tts_save(args: argparse.Namespace) -> int:
+    from tankref.tts.save import write_save
+
+    try:
+        written = write_save(Path(args.path), url=args.url, force=args.force)
+    except (FileExistsError, OSError) as err:
+        print(f"tankref tts-save: {err}", file=sys.stderr)
+        return 1
+    print(f"Wrote {written}: load it in Tabletop Simulator (Games > Save & Load).")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from tankref.server.export import export_document, export_text
+    from tankref.server.referee import rebuild
+    from tankref.server.settings import default_db_path
+    from tankref.server.store import EventStore, StoreError
+
+    db = Path(args.db).expanduser() if args.db else default_db_path()
+    if not db.is_file():
+        print(f"tankref export: no referee database at {db} (--db FILE)", file=sys.stderr)
+        return 1
+    try:
+        store = EventStore(db)
+    except StoreError as err:
+        print(f"tankref export: {err}", file=sys.stderr)
+        return 1
+    try:
+        row = store.table(args.table_id)
+        if row is None:
+            print(f"tankref export: no table {args.table_id!r} in {db}", file=sys.stderr)
+            return 1
+        events = store.events(row.id)
+        text = export_text(export_document(row, events, rebuild(row, events)))
+    finally:
+        store.close()
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    import json
+
+    from tankref.core.verify import ExportUnreadable, verify_export
+    from tankref.server.referee import engine_version
+
+    try:
+        data = json.loads(Path(args.export).read_text(encoding="utf-8"))
+        table = data.get("table") if isinstance(data, dict) else None
+        ruleset = table.get("ruleset") if isinstance(table, dict) else None
+        installed = engine_version(ruleset) if isinstance(ruleset, str) else None
+        report = verify_export(data, installed, require_seed=args.require_seed)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        # ExportUnreadable and broken JSON are ValueErrors: the file, not the game, is wrong
+        reason = err if isinstance(err, ExportUnreadable) else f"{type(err).__name__}: {err}"
+        print(f"tankref verify: cannot read {args.export}: {reason}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(report.lines()))
+    return 0 if report.ok else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -311,6 +395,52 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(run=_cmd_serve)
 
+    luck = sub.add_parser(
+        "luck",
+        help="observed against expected hits, penetrations and morale failures, per player",
+        description="Each player's dice against the exact odds of what they rolled for: hits, "
+        "penetrations and morale failures, with how unusual the result is. Reads the "
+        "referee's database (the server need not run). Without TABLE_ID: every table, and "
+        "each player id over all of them.",
+    )
+    luck.add_argument("table_id", nargs="?", metavar="TABLE_ID", help="one table (default: all)")
+    luck.add_argument(
+        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
+    )
+    luck.add_argument("--json", action="store_true", help="the report as JSON (as the API)")
+    luck.set_defaults(run=_cmd_luck)
+
+    export = sub.add_parser(
+        "export",
+        help="a table's whole log as one JSON document (for tankref verify)",
+        description="Writes the table's log as one JSON document: setup, dice commitment, "
+        "player seeds, every event with its result and the engine version that decided it, "
+        "and the server seed once the game is over. Reads the referee's database.",
+    )
+    export.add_argument("table_id", metavar="TABLE_ID", help="the table")
+    export.add_argument(
+        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
+    )
+    export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    export.set_defaults(run=_cmd_export)
+
+    verify = sub.add_parser(
+        "verify",
+        help="check an export: commitment, every roll, every result",
+        description="Checks EXPORT.json: the revealed seed against the commitment, then every "
+        "event re-adjudicated with the installed engine (each server roll derived again from "
+        "the seeds and the roll counter), reporting the first mismatch by event number. Exit "
+        "0 when all match, 1 on a mismatch, 2 when the file cannot be read.",
+    )
+    verify.add_argument("export", metavar="EXPORT.json", help="a file from tankref export")
+    verify.add_argument("--json", action="store_true", help="the report as JSON")
+    verify.add_argument(
+        "--require-seed",
+        action="store_true",
+        help="fail when the seed is not revealed yet (the game is not over)",
+    )
+    verify.set_defaults(run=_cmd_verify)
+
     demo = sub.add_parser(
         "demo",
         help="play a short seeded game through the HTTP API and print it",
@@ -324,6 +454,23 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
     demo.add_argument("--turns", type=int, default=4, help="turns to play (default 4)")
     demo.set_defaults(run=_cmd_demo)
+
+    tts_save = sub.add_parser(
+        "tts-save",
+        help="write a Tabletop Simulator save wired to the referee",
+        description="Writes a complete TTS save (JSON): the bundled scripts, a play area, "
+        "tagged terrain, an objective marker, white/red/green dice, a damage deck, the tankref "
+        "board and tanks for both sides. PATH may be TTS's Saves folder: the save then gets "
+        "the next free TS_Save_N.json name.",
+    )
+    tts_save.add_argument("path", metavar="PATH", help="a .json file, or a folder (e.g. Saves)")
+    tts_save.add_argument(
+        "--url",
+        default="http://127.0.0.1:8765",
+        help="the referee the table talks to (default http://127.0.0.1:8765)",
+    )
+    tts_save.add_argument("--force", action="store_true", help="overwrite an existing file")
+    tts_save.set_defaults(run=_cmd_tts_save)
     return parser
 
 

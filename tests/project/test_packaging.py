@@ -19,7 +19,7 @@ def test_every_package_under_server_is_listed_in_pyproject() -> None:
         ".".join(p.parent.relative_to(ROOT / "server").parts)
         for p in (ROOT / "server").rglob("__init__.py")
     }
-    assert found | {"tankref.cards"} == listed
+    assert found | {"tankref.cards", "tankref.tts_lua"} == listed
 
 
 def test_wheel_ships_the_card_data(tmp_path: Path) -> None:
@@ -41,3 +41,12 @@ def test_wheel_ships_the_card_data(tmp_path: Path) -> None:
     assert shipped, "no card files in the source tree"
     assert shipped <= names, sorted(shipped - names)
     assert any(n.startswith("tankref/rulesets/ttt/engine.py") for n in names)
+    lua = {"tankref/tts_lua/" + p.name for p in (ROOT / "tts_lua").glob("*.lua")}
+    assert lua and lua <= names, sorted(lua - names)  # `tankref tts-save` bundles these
+    page = {
+        "tankref/server/page/" + p.name
+        for p in (ROOT / "server" / "tankref" / "server" / "page").iterdir()
+        if p.suffix in {".html", ".js", ".css", ".svg"}
+    }
+    assert "tankref/server/page/index.html" in page, "the live page's files are missing"
+    assert page <= names, sorted(page - names)  # `GET /` serves them from the package

@@ -157,4 +157,16 @@ def test_stopping_the_referee_answers_held_long_polls(tmp_path: Path) -> None:
         poller.join(10)
         assert time.monotonic() - started < 1.5  # well inside the 2 s grace period
     assert got["status"] == 200
-    assert got["body"] == {"entries": [], "last_seq": 4, "next_after": None}
+    assert got["body"] == {"entries": [], "last_seq": 4, "next_after": None, "taken_back": {}}
+
+
+def test_log_pages_mark_entries_taken_back(referee: LiveReferee) -> None:
+    """An undone entry stays in the log; its page says which event took it back."""
+    table = duel(referee.url)
+    waited = table.ok(table.act({"kind": "wait", "tank_id": "R1"}))["seq"]
+    undo = table.ok(table.http.post(table.path("/undo"), json={"request_id": "u1"}))["seq"]
+    page = table.ok(table.http.get(table.path("/log")))
+    assert page["taken_back"] == {str(waited): undo}
+    assert [e["seq"] for e in page["entries"]] == list(range(1, undo + 1))
+    later = table.ok(table.http.get(table.path(f"/log?after={waited}")))
+    assert later["taken_back"] == {}  # only entries on the page are named

@@ -116,3 +116,14 @@ def test_scene_keeps_the_latest_line_of_fire_across_a_restart(tmp_path: Path) ->
 def test_scene_of_an_unknown_table_is_404(referee: LiveReferee) -> None:
     reply = httpx.get(f"{referee.url}/tables/nope/scene", timeout=10)
     assert reply.status_code == 404 and reply.json()["code"] == "UNKNOWN_TABLE"
+
+
+def test_a_voided_shot_takes_its_line_of_fire_back(referee: LiveReferee) -> None:
+    """A shot both players void leaves the scene as before it: no line of fire."""
+    table = duel(referee.url)
+    shot = table.ok(table.act({"kind": "engage", "tank_id": "R1", "target_id": "B1"}, dice=MISS))
+    assert scene(table)["line_of_fire"]["seq"] == shot["seq"]
+    for player in ("Red", "Blue"):
+        body = {"request_id": f"void-{player}", "seq": shot["seq"], "player": player}
+        table.ok(table.http.post(table.path("/void"), json=body))
+    assert scene(table)["line_of_fire"] is None

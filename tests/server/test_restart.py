@@ -268,7 +268,8 @@ class Stream:
 
 def public(state: TableState) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(state.to_json())
-    data["dice"].pop("seed")  # the referee never shows the secret behind its commitment
+    if state.status != "over":  # the secret behind the commitment, revealed at the end
+        data["dice"].pop("seed")
     return data
 
 

@@ -153,6 +153,7 @@ def test_openapi_document_is_valid_and_documents_the_rules(
         "GET /tables",
         "POST /tables",
         "GET /tables/{table_id}",
+        "GET /tables/{table_id}/scene",
         "PUT /tables/{table_id}/tanks/{tank_id}",
         "DELETE /tables/{table_id}/tanks/{tank_id}",
         "GET /tables/{table_id}/tanks/{tank_id}/options",
@@ -163,6 +164,16 @@ def test_openapi_document_is_valid_and_documents_the_rules(
         "POST /tables/{table_id}/actions",
         "GET /tables/{table_id}/log",
         "GET /tables/{table_id}/events",
+        "POST /tables/{table_id}/seeds",
+        "POST /tables/{table_id}/undo",
+        "POST /tables/{table_id}/void",
+        "POST /tables/{table_id}/end",
+        "GET /tables/{table_id}/reveal",
+        "GET /tables/{table_id}/export",
+        "GET /tables/{table_id}/luck",
+        "GET /luck",
+        "GET /",  # the live page
+        "GET /page/{name}",
     }
     raw = api_schema.raw_schema
     components = raw["components"]["schemas"]

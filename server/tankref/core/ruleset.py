@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.scene import LineOfFire, SceneParts
 
@@ -105,6 +106,10 @@ class Ruleset(Protocol):
 
     def dice_state(self, state: Any) -> DiceState: ...
 
+    # The state with its dice generator replaced (a player seed added; the counter kept when
+    # an action is taken back): a new state, the old one untouched.
+    def with_dice(self, state: Any, dice: DiceState) -> Any: ...
+
     def summary(self, state: Any) -> TableSummary: ...
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]: ...
@@ -133,6 +138,8 @@ class Ruleset(Protocol):
     def odds(
         self, state: Any, shooter_id: str, target_id: str | None, **choices: Any
     ) -> Sequence[BaseModel]: ...  # against one target, or every enemy it may Engage, best first
+
+    def luck_trials(self, state_before: Any, action: Any, result: Result) -> list[LuckTrial]: ...
 
 
 _REGISTRY: dict[str, Callable[[], Ruleset]] = {}

@@ -15,7 +15,17 @@ from tankref.core.ruleset import get_ruleset, ruleset_names
 from tankref.server import errors
 from tankref.server.guards import RequestGuards
 from tankref.server.referee import Referee
-from tankref.server.routes import actions, events, health, tables, tanks, terrain
+from tankref.server.routes import (
+    actions,
+    events,
+    health,
+    luck,
+    page,
+    tables,
+    tanks,
+    terrain,
+    trust,
+)
 from tankref.server.schemas import ErrorReply
 from tankref.server.settings import Settings
 from tankref.server.store import EventStore
@@ -56,7 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (health, tables, tanks, terrain, actions, events):
+    for module in (health, tables, tanks, terrain, actions, events, luck, page, trust):
         app.include_router(module.router)
     app.add_middleware(
         RequestGuards,

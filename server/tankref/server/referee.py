@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import to_json
 
 from tankref import __version__
 from tankref.core.carddata import fingerprint, shipped_dir
@@ -29,6 +28,7 @@ from tankref.core.errors import RulesError
 from tankref.core.results import Result, chat_lines
 from tankref.core.ruleset import Ruleset, TableSummary, TankView, get_ruleset, ruleset_names
 from tankref.core.scene import LineOfFire
+from tankref.core.timeline import Step, Timeline, result_digest
 from tankref.server.errors import ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,
@@ -59,9 +59,7 @@ def _canonical(data: Any) -> str:
 CHECKPOINT_EVERY = 25
 
 
-def result_digest(result: dict[str, Any]) -> str:
-    """SHA-256 of a result as logged (JSON-ready dict): replaying must reproduce it."""
-    return hashlib.sha256(to_json(result)).hexdigest()
+__all__ = ["Referee", "TableHost", "engine_version", "rebuild", "result_digest"]
 
 
 def _reply(
@@ -90,18 +88,29 @@ class TableHost:
     token_sha256: str
     commitment: str
     seed_chosen: bool
-    state: Any
+    timeline: Timeline  # the derived state and what the log says about it (undo stack ...)
     seq: int = 0
     damaged: str | None = None  # why the log could not be replayed; the table is read-only
     # request id -> (seq, request hash): a repeated request is answered from the log
     requests: dict[str, tuple[int, str]] = field(default_factory=dict)
     closing: bool = False  # the server is stopping: held long-polls answer now
-    line_of_fire: LineOfFire | None = None  # the latest shot, for the scene
+    shots: dict[int, LineOfFire] = field(default_factory=dict)  # seq -> line, for the scene
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
+    @property
+    def state(self) -> Any:
+        return self.timeline.state
+
     def summary(self) -> TableSummary:
-        return self.rules.summary(self.state)
+        return self.timeline.summary()
+
+    def revealed_seed(self) -> str | None:
+        """The server seed once the game is over (by the rules or by agreement), else None:
+        revealed mid-game it would let anyone predict the next rolls."""
+        if self.damaged is None and self.timeline.over:
+            return self.rules.dice_state(self.state).seed
+        return None
 
     def dice_public(self) -> DicePublic:
         dice = self.rules.dice_state(self.state)
@@ -111,20 +120,28 @@ class TableHost:
             seed_chosen=self.seed_chosen,
             player_seeds=list(dice.player_seeds),
             counter=dice.counter,
+            seed=self.revealed_seed(),
         )
 
     def public_state(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self.rules.dump_state(self.state))
         dice = data.get("dice")
-        if isinstance(dice, dict):
-            dice.pop("seed", None)  # the secret behind the commitment (revealed by issue 7)
+        if isinstance(dice, dict) and self.revealed_seed() is None:
+            dice.pop("seed", None)  # the secret behind the commitment, until the game is over
         return data
 
     def note_shot(self, seq: int, result: Result) -> None:
-        """Keep the line of the latest shot (the scene draws it until the next one)."""
+        """Keep the line of each shot still in effect: the scene draws the latest one, and
+        an undo or void takes its line back with it."""
         line = self.rules.line_of_fire(self.state, result)
         if line is not None:
-            self.line_of_fire = line.model_copy(update={"seq": seq})
+            self.shots[seq] = line.model_copy(update={"seq": seq})
+        for taken_back in self.timeline.cancelled:
+            self.shots.pop(taken_back, None)
+
+    @property
+    def line_of_fire(self) -> LineOfFire | None:
+        return self.shots[max(self.shots)] if self.shots else None
 
     def scene(self) -> Scene:
         parts = self.rules.scene_parts(self.state)
@@ -175,20 +192,8 @@ class Referee:
     # --- start-up: every table rebuilt from its log ----------------------------------------
     def load(self) -> None:
         for row in self.store.tables():
-            host = self._host_from_row(row)
+            host = rebuild(row, self.store.events(row.id))
             self.tables[host.id] = host
-            for event in self.store.events(host.id):
-                if event.request_id is not None:
-                    host.requests[event.request_id] = (event.seq, event.request_sha256)
-                if host.damaged:
-                    host.seq = event.seq
-                    continue
-                try:
-                    self._replay(host, event)
-                except Exception as exc:  # a rules or data change broke an old game: say so
-                    host.damaged = f"event {event.seq} no longer replays: {exc}"
-                    log.error("table %s: %s", host.id, host.damaged)
-                host.seq = event.seq
         if self.tables:
             log.info("rebuilt %d table(s) from the event log", len(self.tables))
 
@@ -206,21 +211,18 @@ class Referee:
             token_sha256=row.token_sha256,
             commitment=row.commitment,
             seed_chosen=row.seed_chosen,
-            state=state,
+            timeline=Timeline(rules, state, seed_players(row.dice)),
         )
 
-    def _replay(self, host: TableHost, event: EventRow) -> None:
-        action = host.rules.parse_action(event.action)
-        dice = None if event.dice is None else SuppliedDice.model_validate(event.dice)
-        outcome = host.rules.adjudicate(host.state, action, dice)
-        if result_digest(outcome.result.model_dump(mode="json")) != event.result_sha256:
-            raise RuntimeError("the replayed result differs from the result that was logged")
-        if event.state_sha256 is not None and (
-            _sha256(host.rules.dump_state(outcome.state)) != event.state_sha256
-        ):
-            raise RuntimeError("the replayed state differs from the state that was logged")
-        host.state = outcome.state
-        host.note_shot(event.seq, outcome.result)
+    def effective_events(self, host: TableHost) -> list[EventRow]:
+        """The table's game actions still in effect, oldest first: neither undone nor voided,
+        and not the referee's own control events (undo, void, end_game, player_seed)."""
+        timeline = host.timeline
+        return [
+            event
+            for event in self.store.events(host.id)
+            if event.seq not in timeline.cancelled and event.seq not in timeline.controls
+        ]
 
     # --- tables ----------------------------------------------------------------------------
     def create_table(self, body: CreateTable) -> TableCreated:
@@ -253,7 +255,12 @@ class Referee:
             created_at=_now(),
             token_sha256=_sha256(token),
             setup=setup.model_dump(mode="json"),
-            dice=dice.model_dump(mode="json"),
+            # who gave each player seed, kept beside the generator (a player may not replace
+            # their seed; the export names them)
+            dice={
+                **dice.model_dump(mode="json"),
+                "player_seed_players": sorted(body.dice.player_seeds),
+            },
             commitment=_sha256(seed),
             seed_chosen=body.dice.seed is not None,
             version=self.version(rules.name),
@@ -332,65 +339,100 @@ class Referee:
         """
         request_sha = _sha256(_canonical(request))
         async with host.lock:
-            if request_id is not None and request_id in host.requests:
-                seq, first_sha = host.requests[request_id]
-                if first_sha != request_sha:
-                    raise ApiError(
-                        409,
-                        "REQUEST_ID_REUSED",
-                        f"request_id: {request_id!r} was already used for a different "
-                        "request on this table",
-                        field="request_id",
-                    )
-                return _reply(True, True, seq, self.store.entry_at(host.id, seq), host.summary())
-            if host.damaged:
-                raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
+            repeated = self._repeated(host, request_id, request_sha)
+            if repeated is not None:
+                return repeated
             action = build(host.state)
             if action is None:
                 return _reply(False, False, host.seq, None, host.summary())
             try:
-                outcome = host.rules.adjudicate(host.state, action, dice)
+                step = host.timeline.act(action, dice)
             except RulesError as err:
                 raise from_rules(err, "action") from None
-            seq = host.seq + 1
-            summary = host.rules.summary(outcome.state)
-            result = outcome.result.model_dump(mode="json")
-            entry = LogEntry(
-                seq=seq,
-                at=_now(),
-                request_id=request_id,
-                kind=str(getattr(action, "kind", type(action).__name__)),
-                action=action.model_dump(mode="json"),
-                dice=None if dice is None else dice.model_dump(mode="json"),
-                result=result,
-                chat=chat_lines(outcome.result),
-                tanks=self._changed_tanks(host, outcome.state, outcome.result),
-                table=summary,
-            )
-            entry_json = entry.model_dump_json()
-            self._append(
-                EventRow(
-                    table_id=host.id,
-                    seq=seq,
-                    request_id=request_id,
-                    request_sha256=request_sha,
-                    action=entry.action,
-                    dice=entry.dice,
-                    entry=entry_json,
-                    result_sha256=result_digest(result),
-                    state_sha256=self._checkpoint(host, seq, outcome.state, summary),
-                    version=self.version(host.rules.name),
-                    created_at=entry.at,
+            return self._record(host, request_id, request_sha, step, dice)
+
+    async def control(
+        self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
+    ) -> str:
+        """Log a control event (``{"control": "undo" | "void" | "end_game" | "player_seed",
+        ...}``, see ``tankref.core.timeline``) once per request id; the reply as JSON text."""
+        request_sha = _sha256(_canonical(action))
+        async with host.lock:
+            repeated = self._repeated(host, request_id, request_sha)
+            if repeated is not None:
+                return repeated
+            try:
+                step = host.timeline.control(action)
+            except RulesError as err:
+                raise from_rules(err) from None
+            return self._record(host, request_id, request_sha, step, None)
+
+    def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
+        """The first reply to a repeated request id (never applied twice); refuses writes to a
+        damaged table. None: a new request."""
+        if request_id is not None and request_id in host.requests:
+            seq, first_sha = host.requests[request_id]
+            if first_sha != request_sha:
+                raise ApiError(
+                    409,
+                    "REQUEST_ID_REUSED",
+                    f"request_id: {request_id!r} was already used for a different "
+                    "request on this table",
+                    field="request_id",
                 )
+            return _reply(True, True, seq, self.store.entry_at(host.id, seq), host.summary())
+        if host.damaged:
+            raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
+        return None
+
+    def _record(
+        self,
+        host: TableHost,
+        request_id: str | None,
+        request_sha: str,
+        step: Step,
+        dice: SuppliedDice | None,
+    ) -> str:
+        """Append the step's event and commit it; only then does the table move on."""
+        seq = host.seq + 1
+        summary = host.timeline.summary_after(step)
+        result = step.result_json()
+        entry = LogEntry(
+            seq=seq,
+            at=_now(),
+            request_id=request_id,
+            kind=step.kind,
+            action=step.action,
+            dice=None if dice is None else dice.model_dump(mode="json"),
+            result=result,
+            chat=chat_lines(step.result),
+            tanks=self._changed_tanks(host, step.state, step.result),
+            table=summary,
+        )
+        entry_json = entry.model_dump_json()
+        self._append(
+            EventRow(
+                table_id=host.id,
+                seq=seq,
+                request_id=request_id,
+                request_sha256=request_sha,
+                action=entry.action,
+                dice=entry.dice,
+                entry=entry_json,
+                result_sha256=result_digest(result),
+                state_sha256=self._checkpoint(host, seq, step.state, summary),
+                version=self.version(host.rules.name),
+                created_at=entry.at,
             )
-            # Committed: only now does the table move on.
-            host.state = outcome.state
-            host.seq = seq
-            host.note_shot(seq, outcome.result)
-            if request_id is not None:
-                host.requests[request_id] = (seq, request_sha)
-            host.notify()
-            return _reply(True, False, seq, entry_json, summary)
+        )
+        # Committed: only now does the table move on.
+        host.timeline.commit(step, seq)
+        host.seq = seq
+        host.note_shot(seq, step.result)
+        if request_id is not None:
+            host.requests[request_id] = (seq, request_sha)
+        host.notify()
+        return _reply(True, False, seq, entry_json, summary)
 
     def _checkpoint(
         self, host: TableHost, seq: int, state: Any, summary: TableSummary
@@ -424,3 +466,30 @@ class Referee:
     # --- reads -----------------------------------------------------------------------------
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
         return self.store.entries(host.id, after, limit)
+
+
+def seed_players(dice: dict[str, Any]) -> list[str | None]:
+    """Who gave each player seed at creation (None: a table from before that was kept)."""
+    owners = dice.get("player_seed_players")
+    if isinstance(owners, list):
+        return [str(p) for p in owners]
+    return [None] * len(dice.get("player_seeds", ()))
+
+
+def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
+    """A table made again from its log (start-up, ``tankref export``): every event replayed
+    through ``Timeline.replay``; a log that no longer replays marks the table damaged."""
+    host = Referee._host_from_row(row)
+    for event in events:
+        if event.request_id is not None:
+            host.requests[event.request_id] = (event.seq, event.request_sha256)
+        if not host.damaged:
+            try:
+                step = host.timeline.replay(event)
+            except Exception as exc:  # a rules or data change broke an old game: say so
+                host.damaged = f"event {event.seq} no longer replays: {exc}"
+                log.error("table %s: %s", host.id, host.damaged)
+            else:
+                host.note_shot(event.seq, step.result)
+        host.seq = event.seq
+    return host

@@ -66,6 +66,11 @@ class DicePublic(BaseModel):
     seed_chosen: bool
     player_seeds: list[str]
     counter: int
+    seed: str | None = Field(
+        default=None,
+        description="The server seed, revealed once the game is over (check it against the "
+        "commitment); null while the game goes on.",
+    )
 
 
 class TableCreated(BaseModel):
@@ -160,6 +165,11 @@ class LogPage(BaseModel):
     entries: list[LogEntry]
     last_seq: int = Field(description="The newest sequence number on the table.")
     next_after: int | None = Field(description="Pass as 'after' for the next page; None: done.")
+    taken_back: dict[str, int] = Field(
+        default_factory=dict,
+        description="Entries on this page since undone or voided: their seq -> the seq of the "
+        "undo or void event (the entries stay in the log, marked).",
+    )
 
 
 class Health(BaseModel):

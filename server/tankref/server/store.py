@@ -162,6 +162,9 @@ class EventStore:
                 version=r[8],
             )
 
+    def table(self, table_id: str) -> TableRow | None:
+        return next((row for row in self.tables() if row.id == table_id), None)
+
     # --- events ----------------------------------------------------------------------------
     def append(self, row: EventRow) -> None:
         with self._transaction():

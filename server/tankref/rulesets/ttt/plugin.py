@@ -8,10 +8,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
-from tankref.rulesets.ttt import engine, movement, odds, scene
+from tankref.rulesets.ttt import engine, luck, movement, odds, scene
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -84,6 +85,12 @@ class TinyTableTopTanks:
     def dice_state(self, state: Any) -> DiceState:
         assert isinstance(state, TableState)
         return state.dice
+
+    def with_dice(self, state: Any, dice: DiceState) -> TableState:
+        assert isinstance(state, TableState)
+        copy = state.clone()
+        copy.dice = dice.model_copy()
+        return copy
 
     def summary(self, state: Any) -> TableSummary:
         assert isinstance(state, TableState)
@@ -192,6 +199,10 @@ class TinyTableTopTanks:
         if target_id is None:
             return odds.odds_for_shooter(state, shooter_id, declared=declared, friends=friends)
         return [odds.odds_against(state, shooter_id, target_id, declared=declared, friends=friends)]
+
+    def luck_trials(self, state_before: Any, action: Any, result: Result) -> list[LuckTrial]:
+        """The chances this adjudicated action's dice had (``rulesets.ttt.luck``)."""
+        return luck.luck_trials(state_before, action, result)
 
 
 def _same_placement(tank: Any, put: TankPut, options: Options) -> bool:

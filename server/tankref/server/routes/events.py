@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, WebSocket, WebSocketDisconnect
 
+from tankref.server.referee import TableHost
 from tankref.server.routes.deps import RefereeDep, TableDep, TableId
 from tankref.server.schemas import LogPage
 
@@ -15,16 +17,22 @@ router = APIRouter(prefix="/tables/{table_id}", tags=["log"])
 After = Annotated[int, Query(ge=0, le=2**53, description="Entries after this sequence number.")]
 
 
-def _page(entries: list[str], last_seq: int, limit: int, after: int) -> Response:
+def _page(entries: list[str], host: TableHost, limit: int, after: int) -> Response:
     # Entries are stored as the JSON they are served as: join them, no re-encoding.
     next_after = None
     if entries and len(entries) == limit:
         next_after = after + len(entries)
+    last = after + len(entries)
+    taken_back = {
+        str(seq): by for seq, by in host.timeline.cancelled.items() if after < seq <= last
+    }
     body = (
         '{"entries":['
         + ",".join(entries)
-        + f'],"last_seq":{last_seq},"next_after":'
+        + f'],"last_seq":{host.seq},"next_after":'
         + ("null" if next_after is None else str(next_after))
+        + ',"taken_back":'
+        + json.dumps(taken_back, sort_keys=True)
         + "}"
     )
     return Response(body, media_type="application/json")
@@ -39,7 +47,7 @@ async def read_log(
 ) -> Response:
     """Every accepted action with its full result, oldest first, ``limit`` at a time."""
     entries = ref.entries_json(host, after, limit)
-    return _page(entries, host.seq, limit, after)
+    return _page(entries, host, limit, after)
 
 
 @router.get("/events", response_model=LogPage)
@@ -55,7 +63,7 @@ async def wait_for_events(
     """Long-poll: entries after ``after``; if there are none yet, wait up to ``wait`` seconds
     for the next one (an empty list when the time runs out: ask again)."""
     await host.wait_after(after, wait)
-    return _page(ref.entries_json(host, after, limit), host.seq, limit, after)
+    return _page(ref.entries_json(host, after, limit), host, limit, after)
 
 
 @router.websocket("/stream")

@@ -1,0 +1,77 @@
+"""A table's whole log as one JSON document (``GET /tables/{id}/export``, ``tankref export``).
+
+The format is ``tankref.core.verify.ExportDocument``: the table (setup, commitment, player
+seeds, the server seed once the game is over) and every event in order with its action, the
+dice the table supplied, the full result and its hash, the engine version that decided it
+and the undo / void markers. Keys are sorted, so the same log always gives the same text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tankref.core.dice import DiceState
+from tankref.core.verify import (
+    FORMAT,
+    FORMAT_VERSION,
+    ExportDocument,
+    ExportEvent,
+    ExportTable,
+    PlayerSeed,
+)
+from tankref.server.referee import TableHost, seed_players
+from tankref.server.store import EventRow, TableRow
+
+
+def export_document(row: TableRow, events: list[EventRow], host: TableHost) -> dict[str, Any]:
+    """The export of the table ``host`` (rebuilt from ``row`` and ``events``)."""
+    dice = DiceState.model_validate(row.dice)
+    entries = [json.loads(e.entry) for e in events]
+    kinds = {e.seq: str(entry.get("kind")) for e, entry in zip(events, entries, strict=True)}
+    out = []
+    for event, entry in zip(events, entries, strict=True):
+        by = host.timeline.cancelled.get(event.seq)
+        out.append(
+            ExportEvent(
+                seq=event.seq,
+                kind=str(entry.get("kind")),
+                request_id=event.request_id,
+                action=event.action,
+                dice=event.dice,
+                result=entry.get("result", {}),
+                result_sha256=event.result_sha256,
+                state_sha256=event.state_sha256,
+                version=event.version,
+                at=event.created_at,
+                chat=list(entry.get("chat", [])),
+                undone_by=by if by is not None and kinds.get(by) == "undo" else None,
+                voided_by=by if by is not None and kinds.get(by) == "void" else None,
+            )
+        )
+    owners = seed_players(row.dice)
+    table = ExportTable(
+        id=row.id,
+        ruleset=row.ruleset,
+        created_at=row.created_at,
+        version=row.version,
+        setup=row.setup,
+        dice_source=dice.source,
+        commitment=row.commitment,
+        seed_chosen=row.seed_chosen,
+        player_seeds=[
+            PlayerSeed(player=p, seed=s) for p, s in zip(owners, dice.player_seeds, strict=True)
+        ],
+        seed=host.revealed_seed(),
+        status=host.summary().status,
+        damaged=host.damaged,
+        last_seq=host.seq,
+    )
+    doc = ExportDocument(format=FORMAT, format_version=FORMAT_VERSION, table=table, events=out)
+    data: dict[str, Any] = doc.model_dump(mode="json")
+    return data
+
+
+def export_text(data: dict[str, Any]) -> str:
+    """Deterministic JSON text: sorted keys, one key a line."""
+    return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False) + "\n"

@@ -1,0 +1,182 @@
+// The table from above as SVG, drawn from the referee's scene (GET /tables/{id}/scene).
+// Units are inches; +z is north. SVG's y grows downwards, so a point (x, z) is drawn at
+// (x, -z): north is up. Facing 0 looks north and 90 east; SVG's rotate() turns clockwise
+// on screen, which is exactly that.
+
+import { svg, num } from "./dom.js";
+
+const PALETTE = ["#c62f2f", "#2764c5", "#2e8b57", "#c77c00", "#8e44ad", "#16a0a0"];
+
+/** Each player's colour: the first player red-ish, the second blue-ish, then others. */
+export function playerColours(scene) {
+  const ids = (scene.players || []).map((p) => p.id);
+  for (const id of (scene.table && scene.table.players) || []) if (!ids.includes(id)) ids.push(id);
+  for (const t of scene.tanks || []) if (!ids.includes(t.player)) ids.push(t.player);
+  return new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]]));
+}
+
+// Short badges for the engine's marker words; the full word is in the tank's tooltip.
+const BADGES = {
+  Grizzled: "Gz", Shaken: "Sh", Routed: "Rt", "Moving Fast": "MF", Wait: "W",
+  Immobilized: "Im", "Must Recover": "MR", "Engine Damaged": "En", "Turret Jammed": "TJ",
+  Reserve: "Rs",
+};
+function badge(marker) {
+  if (BADGES[marker]) return BADGES[marker];
+  const words = marker.split(/\s+/).filter((w) => /^[A-Za-z]/.test(w));
+  const short = words.length > 1 ? words.map((w) => w[0]).join("").slice(0, 3) : marker.slice(0, 2);
+  const count = marker.match(/x(\d+)$/);
+  return short + (count ? count[1] : "");
+}
+
+const TERRAIN = {
+  forest: { fill: "#4f7d3a", opacity: 0.55 },
+  blocking: { fill: "#4a4a4a", opacity: 0.75 },
+  cover1: { fill: "#a0845c", opacity: 0.45 },
+  cover2: { fill: "#7a5c3a", opacity: 0.6 },
+  hill: { fill: "#c9b27c", opacity: 0.55 },
+};
+
+function terrainShape(piece) {
+  const look = TERRAIN[piece.kind] || { fill: "#9a9a9a", opacity: 0.5 };
+  const shape = piece.shape || {};
+  const attrs = { class: `terrain terrain-${piece.kind}`, fill: look.fill, "fill-opacity": look.opacity,
+    stroke: look.fill, "stroke-width": 0.25, "data-terrain": piece.id };
+  let node;
+  let cx = 0;
+  let cz = 0;
+  if (shape.shape === "circle") {
+    node = svg("circle", { ...attrs, cx: shape.x, cy: -shape.z, r: shape.radius });
+    cx = shape.x;
+    cz = shape.z;
+  } else if (shape.shape === "polygon" && Array.isArray(shape.points) && shape.points.length) {
+    node = svg("polygon", { ...attrs, points: shape.points.map(([x, z]) => `${x},${-z}`).join(" ") });
+    cx = shape.points.reduce((s, p) => s + p[0], 0) / shape.points.length;
+    cz = shape.points.reduce((s, p) => s + p[1], 0) / shape.points.length;
+  } else return null;
+  const label = piece.label || piece.kind;
+  return svg("g", {},
+    node,
+    svg("title", { text: `${label} (${piece.kind})` }),
+    svg("text", { class: "terrain-label", x: cx, y: -cz, "text-anchor": "middle", text: label }));
+}
+
+function ring(r) {
+  if (r.kind === "smoke") {
+    const level = Math.max(0, Number(r.level) || 0);
+    return svg("g", { class: "ring smoke", "data-ring": r.id, "data-level": level },
+      svg("circle", { cx: r.x, cy: -r.z, r: r.radius, fill: "#9aa0a6",
+        "fill-opacity": Math.min(0.6, 0.12 + 0.14 * level), stroke: "#6b7075",
+        "stroke-width": 0.2, "stroke-dasharray": "0.8 0.6" }),
+      svg("title", { text: r.label || `Smoke (level ${level})` }));
+  }
+  if (r.kind === "objective") {
+    return svg("g", { class: "ring objective", "data-ring": r.id },
+      svg("circle", { cx: r.x, cy: -r.z, r: r.radius, fill: "none", stroke: "#d4a017",
+        "stroke-width": 0.35, "stroke-dasharray": "1.5 0.8" }),
+      svg("circle", { cx: r.x, cy: -r.z, r: 0.6, fill: "#d4a017" }),
+      svg("title", { text: r.label || "Objective" }));
+  }
+  return svg("g", { class: `ring ring-${r.kind}`, "data-ring": r.id },
+    svg("circle", { cx: r.x, cy: -r.z, r: r.radius, fill: "none", stroke: "#777", "stroke-width": 0.2 }),
+    svg("title", { text: r.label || r.kind }));
+}
+
+function tank(t, colour, selected, onSelect) {
+  const destroyed = t.markers.includes("Destroyed");
+  const body = destroyed ? "#8c8c8c" : colour;
+  const markers = t.markers.filter((m) => m !== "Destroyed");
+  const label = `${t.tank_id} ${t.name} (${t.player})` +
+    (t.markers.length ? ": " + t.markers.join(", ") : "");
+  const hull = svg("g", { transform: `rotate(${num(t.facing, 2)})`, class: "hull" },
+    svg("rect", { x: -1.1, y: -1.7, width: 2.2, height: 3.4, rx: 0.3, fill: body,
+      "fill-opacity": destroyed ? 0.55 : 0.9, stroke: "#1b1b1b", "stroke-width": 0.15 }),
+    svg("circle", { cx: 0, cy: -0.1, r: 0.75, fill: body, stroke: "#1b1b1b", "stroke-width": 0.12 }),
+    svg("line", { x1: 0, y1: -0.8, x2: 0, y2: -3.1, stroke: "#1b1b1b", "stroke-width": 0.3,
+      "stroke-linecap": "round" }));
+  const g = svg("g", {
+    class: "tank" + (destroyed ? " destroyed" : "") + (selected ? " selected" : ""),
+    transform: `translate(${num(t.x, 3)} ${num(-t.z, 3)})`,
+    tabindex: 0, role: "button", "aria-pressed": selected ? "true" : "false", "aria-label": label,
+    "data-tank": t.tank_id, "data-player": t.player, "data-x": t.x, "data-z": t.z,
+    "data-facing": t.facing,
+  },
+  svg("title", { text: t.tooltip ? `${label}\n${t.tooltip}` : label }),
+  // A target a little larger than the model: small tanks are easy to hit on a big table.
+  svg("circle", { class: "hit-area", r: 2.4, fill: "transparent" }),
+  selected ? svg("circle", { class: "selection", r: 2.6, fill: "none", stroke: "#111", "stroke-width": 0.25 }) : null,
+  hull,
+  destroyed ? svg("path", { d: "M-1.3 -1.3 L1.3 1.3 M1.3 -1.3 L-1.3 1.3", stroke: "#222", "stroke-width": 0.3 }) : null,
+  svg("text", { class: "tank-label", y: 3.1, "text-anchor": "middle", text: t.tank_id }));
+  markers.forEach((m, i) => {
+    const text = badge(m);
+    const w = 0.75 + 0.6 * text.length;
+    const x = 1.6 + i * (w + 0.2);
+    g.append(svg("g", { class: "badge", "data-marker": m },
+      svg("rect", { x, y: -2.9, width: w, height: 1.5, rx: 0.4, fill: "#fff8dc", stroke: "#333", "stroke-width": 0.1 }),
+      svg("text", { x: x + w / 2, y: -1.8, "text-anchor": "middle", text })));
+  });
+  const choose = () => onSelect(t.tank_id);
+  g.addEventListener("click", choose);
+  g.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      choose();
+    }
+  });
+  return g;
+}
+
+/** A ruleset without a fixed playing area: the box around what is on the table. */
+function areaAround(scene) {
+  const xs = [-12, 12];
+  const zs = [-12, 12];
+  for (const t of scene.tanks || []) if (t.on_table) xs.push(t.x), zs.push(t.z);
+  for (const r of scene.rings || []) xs.push(r.x - r.radius, r.x + r.radius), zs.push(r.z - r.radius, r.z + r.radius);
+  const pad = 4;
+  return { x_min: Math.min(...xs) - pad, x_max: Math.max(...xs) + pad, z_min: Math.min(...zs) - pad, z_max: Math.max(...zs) + pad };
+}
+
+/** Draw the scene into the <svg>; `selected` is a tank id or null. */
+export function drawBoard(node, scene, { selected, onSelect }) {
+  const a = scene.area || areaAround(scene);
+  const colours = playerColours(scene);
+  node.setAttribute("viewBox", `${a.x_min} ${-a.z_max} ${a.x_max - a.x_min} ${a.z_max - a.z_min}`);
+  node.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  const grid = svg("g", { class: "grid" });
+  for (let x = Math.ceil(a.x_min / 6) * 6; x <= a.x_max; x += 6) {
+    grid.append(svg("line", { x1: x, y1: -a.z_max, x2: x, y2: -a.z_min }));
+  }
+  for (let z = Math.ceil(a.z_min / 6) * 6; z <= a.z_max; z += 6) {
+    grid.append(svg("line", { x1: a.x_min, y1: -z, x2: a.x_max, y2: -z }));
+  }
+  const layers = [
+    svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5,
+      markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" },
+    svg("path", { d: "M0 0 L10 5 L0 10 z", fill: "#b00020" }))),
+    svg("rect", { class: "cloth", x: a.x_min, y: -a.z_max, width: a.x_max - a.x_min,
+      height: a.z_max - a.z_min }),
+    grid,
+    svg("text", { class: "compass", x: a.x_max - 1.5, y: -a.z_max + 2.5, "text-anchor": "middle", text: "N ↑" }),
+    svg("g", { class: "terrain-layer" }, (scene.terrain || []).map(terrainShape)),
+    svg("g", { class: "ring-layer" }, (scene.rings || []).map(ring)),
+  ];
+  const fire = scene.line_of_fire;
+  if (fire) {
+    layers.push(svg("g", { class: "line-of-fire", "data-seq": fire.seq },
+      svg("line", { x1: fire.x1, y1: -fire.z1, x2: fire.x2, y2: -fire.z2, stroke: "#b00020",
+        "stroke-width": 0.3, "stroke-dasharray": "1 0.5", "marker-end": "url(#arrow)" }),
+      svg("title", { text: fire.label || "Last line of fire" }),
+      // The short form on the board (the whole label is the tooltip and in the log).
+      svg("text", { class: "fire-label", x: (fire.x1 + fire.x2) / 2, y: -(fire.z1 + fire.z2) / 2 - 0.6,
+        "text-anchor": "middle", text: `${fire.shooter_id} → ${fire.target_id}` })));
+  }
+  const onTable = (scene.tanks || []).filter((t) => t.on_table);
+  // Destroyed tanks underneath, so a live tank standing on a wreck stays clickable.
+  onTable.sort((p, q) => Number(q.markers.includes("Destroyed")) - Number(p.markers.includes("Destroyed")));
+  layers.push(svg("g", { class: "tank-layer" },
+    onTable.map((t) => tank(t, colours.get(t.player) || "#666", t.tank_id === selected, onSelect))));
+  node.replaceChildren(...layers);
+  node.dataset.seq = String(scene.seq);
+  return colours;
+}

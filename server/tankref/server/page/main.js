@@ -1,0 +1,311 @@
+// The live table page: the list of tables, and one table drawn from above with its log, the
+// odds of a selected tank and each player's luck, kept current over the table's WebSocket.
+// Read-only: only GETs and the stream; no token is ever asked for or stored.
+
+import { get, tablePath, ApiError } from "./api.js";
+import { drawBoard } from "./board.js";
+import { luckNodes, oddsNodes } from "./charts.js";
+import { el, replace } from "./dom.js";
+import { LogView } from "./log.js";
+
+const $ = (id) => document.getElementById(id);
+const ODDS_SHOWN = 5;
+
+// A marker that survives only as long as this document: a test (or a curious player) can
+// tell that the page updated itself without being reloaded.
+window.tankrefPage = { loadId: Math.random().toString(36).slice(2), updates: 0 };
+document.documentElement.dataset.loadId = window.tankrefPage.loadId;
+
+function setLive(state, text) {
+  const node = $("live");
+  node.dataset.state = state;
+  node.textContent = text;
+}
+
+/** Run `task` soon; calls while it is pending or running fold into one more run. */
+function debounced(task, delay = 120) {
+  let timer = null;
+  let running = false;
+  let again = false;
+  const run = async () => {
+    timer = null;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      await task();
+    } finally {
+      running = false;
+      if (again) {
+        again = false;
+        schedule();
+      }
+    }
+  };
+  const schedule = () => {
+    if (timer === null) timer = setTimeout(run, delay);
+  };
+  schedule.now = run;
+  return schedule;
+}
+
+// --- the list of tables ---------------------------------------------------------------------
+
+let listTimer = null;
+
+async function refreshList() {
+  let tables;
+  try {
+    tables = await get("/tables");
+  } catch (err) {
+    setLive("down", "referee unreachable");
+    return;
+  }
+  setLive("idle", "read-only");
+  const rows = tables.map((t) => {
+    const s = t.table;
+    const phase = s.status === "over"
+      ? (s.winner ? `${s.winner} won` : "over")
+      : (s.active_player ? `${s.active_player}'s phase` : "–");
+    return el("tr", { "data-table": t.table_id },
+      el("th", { scope: "row" }, el("a", { href: `#/tables/${encodeURIComponent(t.table_id)}`, text: t.table_id })),
+      el("td", { text: t.ruleset }),
+      el("td", { text: s.status }),
+      el("td", { text: String(s.turn) }),
+      el("td", { text: phase }),
+      el("td", { text: `${t.seq} entries` }),
+      el("td", { text: new Date(t.created_at).toLocaleString() }));
+  });
+  replace($("tables").tBodies[0], rows);
+  $("tables-empty").hidden = rows.length > 0;
+}
+
+function showList() {
+  $("list-view").hidden = false;
+  $("table-view").hidden = true;
+  $("crumb").textContent = "Tables";
+  document.title = "tankref: tables";
+  refreshList();
+  listTimer = setInterval(() => {
+    if (document.visibilityState === "visible") refreshList();
+  }, 4000);
+}
+
+// --- one table ------------------------------------------------------------------------------
+
+class TableView {
+  constructor(id) {
+    this.id = id;
+    this.closed = false;
+    this.lastSeq = 0;
+    this.scene = null;
+    this.selected = null;
+    this.colours = new Map();
+    this.socket = null;
+    this.backoff = 500;
+    this.retry = null;
+    this.log = new LogView(id, {
+      list: $("log"), count: $("log-count"), page: $("log-page"),
+      newest: $("log-newest"), newer: $("log-newer"), older: $("log-older"), oldest: $("log-oldest"),
+    });
+    this.refreshScene = debounced(() => this.loadScene());
+    this.refreshSide = debounced(() => Promise.all([this.loadLuck(), this.loadOdds()]), 250);
+  }
+
+  async open() {
+    $("list-view").hidden = true;
+    $("table-view").hidden = false;
+    $("crumb").replaceChildren(el("a", { href: "#/", text: "Tables" }), ` / ${this.id}`);
+    document.title = `tankref: table ${this.id}`;
+    replace($("odds"));
+    $("odds-note").hidden = false;
+    let table;
+    try {
+      table = await get(tablePath(this.id));
+    } catch (err) {
+      this.problem(err instanceof ApiError && err.status === 404
+        ? `There is no table ${this.id} on this referee.` : `The table could not be read: ${err.message}`);
+      return;
+    }
+    if (this.closed) return;
+    this.problem(table.damaged ? `This table is read-only: ${table.damaged}` : null);
+    this.lastSeq = table.seq;
+    this.log.setLast(table.seq);
+    this.banner(table.table);
+    await Promise.all([this.log.render(), this.loadScene(), this.loadLuck()]);
+    this.connect();
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.retry);
+    if (this.socket) this.socket.close(1000);
+  }
+
+  problem(text) {
+    $("table-problem").hidden = !text;
+    $("table-problem").textContent = text || "";
+  }
+
+  banner(s) {
+    const parts = [el("strong", { text: `Table ${this.id}` })];
+    if (s.status === "over") {
+      parts.push(el("span", { class: "status over", text: s.winner ? `Game over: ${s.winner} wins` : "Game over: a draw" }));
+      if (s.reason) parts.push(el("span", { class: "muted", text: s.reason }));
+    } else if (s.status === "setup") {
+      parts.push(el("span", { class: "status", text: "Setting up" }));
+    } else {
+      parts.push(el("span", { class: "turn", text: `Turn ${s.turn}` }));
+      if (s.active_player) {
+        const chip = el("span", { class: "phase", text: `${s.active_player}'s phase` });
+        chip.style.borderColor = this.colours.get(s.active_player) || "#666";
+        parts.push(chip);
+      }
+    }
+    parts.push(el("span", { class: "muted", text: (s.players || []).join(" v ") }));
+    replace($("banner"), parts);
+    $("banner").dataset.status = s.status;
+    $("banner").dataset.turn = String(s.turn);
+  }
+
+  // The stream: every entry after the last one seen, then each new one as it is logged.
+  connect() {
+    if (this.closed) return;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(`${scheme}//${location.host}${tablePath(this.id)}/stream?after=${this.lastSeq}`);
+    this.socket = socket;
+    setLive("connecting", "connecting…");
+    socket.addEventListener("open", () => {
+      if (this.backoff > 500) {
+        // Back after a drop: whatever failed to load meanwhile is read again.
+        this.refreshScene();
+        this.refreshSide();
+      }
+      this.backoff = 500;
+      setLive("live", "live");
+    });
+    socket.addEventListener("message", (event) => this.entry(JSON.parse(event.data)));
+    socket.addEventListener("close", (event) => {
+      if (this.closed || socket !== this.socket) return;
+      if (event.code === 4404) {
+        setLive("down", "no such table");
+        return;
+      }
+      const wait = this.backoff;
+      this.backoff = Math.min(this.backoff * 2, 10000);
+      setLive("reconnecting", `reconnecting in ${Math.round(wait / 1000) || 1} s…`);
+      this.retry = setTimeout(() => this.connect(), wait);
+    });
+  }
+
+  entry(entry) {
+    if (this.closed || entry.seq <= this.lastSeq) return; // already shown (a resumed stream)
+    this.lastSeq = entry.seq;
+    window.tankrefPage.updates += 1;
+    if (entry.table) this.banner(entry.table);
+    this.log.add(entry);
+    this.refreshScene();
+    this.refreshSide();
+  }
+
+  async loadScene() {
+    let scene;
+    try {
+      scene = await get(`${tablePath(this.id)}/scene`);
+    } catch (err) {
+      // Unreachable: the indicator says so and the stream's reconnection reloads it.
+      if (err instanceof ApiError) this.problem(`The table view could not be read: ${err.message}`);
+      return;
+    }
+    if (this.closed) return;
+    this.scene = scene;
+    this.colours = drawBoard($("board"), scene, { selected: this.selected, onSelect: (id) => this.select(id) });
+    if (scene.table) this.banner(scene.table);
+    this.legend(scene);
+  }
+
+  legend(scene) {
+    const items = [];
+    for (const [player, colour] of this.colours) {
+      const tanks = scene.tanks.filter((t) => t.player === player);
+      const lost = tanks.filter((t) => t.markers.includes("Destroyed")).length;
+      const away = tanks.filter((t) => !t.on_table).map((t) => t.tank_id);
+      const swatch = el("span", { class: "swatch", "aria-hidden": "true" });
+      swatch.style.background = colour;
+      items.push(el("li", { "data-player": player }, swatch,
+        el("strong", { text: player }),
+        ` ${tanks.length} tank${tanks.length === 1 ? "" : "s"}`,
+        lost ? `, ${lost} destroyed` : "",
+        away.length ? `, off the table: ${away.join(", ")}` : ""));
+    }
+    replace($("legend"), items);
+  }
+
+  select(tankId) {
+    if (tankId !== this.selected) this.allOdds = false;
+    this.selected = tankId;
+    if (this.scene) drawBoard($("board"), this.scene, { selected: tankId, onSelect: (id) => this.select(id) });
+    const again = document.querySelector(`#board [data-tank="${CSS.escape(tankId)}"]`);
+    if (again) again.focus();
+    this.loadOdds();
+  }
+
+  async loadOdds() {
+    const tankId = this.selected;
+    if (!tankId) return;
+    $("odds-note").hidden = true;
+    let nodes;
+    try {
+      const reply = await get(`${tablePath(this.id)}/tanks/${encodeURIComponent(tankId)}/odds`);
+      const byId = new Map((this.scene ? this.scene.tanks : []).map((t) => [t.tank_id, t]));
+      nodes = oddsNodes(reply, byId);
+    } catch (err) {
+      if (!(err instanceof ApiError)) return; // unreachable for now: keep what is shown
+      const why = err.clause ? ` (${err.clause})` : "";
+      nodes = [el("p", { class: "note", text: `${tankId} may not engage now: ${err.message}${why}` })];
+    }
+    if (this.closed || tankId !== this.selected) return;
+    // The likeliest kills first; the rest one click away (20 enemies make a long list).
+    const shown = this.allOdds ? nodes : nodes.slice(0, ODDS_SHOWN);
+    const more = nodes.length > shown.length
+      ? el("button", { type: "button", id: "odds-all", text: `Show all ${nodes.length} targets`,
+        onclick: () => { this.allOdds = true; this.loadOdds(); } })
+      : null;
+    replace($("odds"), el("p", { class: "odds-for", text: `Odds for ${tankId}` }), shown, more);
+    $("odds").dataset.tank = tankId;
+  }
+
+  async loadLuck() {
+    let nodes;
+    try {
+      nodes = luckNodes(await get(`${tablePath(this.id)}/luck`), this.colours);
+    } catch (err) {
+      if (!(err instanceof ApiError)) return; // unreachable for now: keep what is shown
+      nodes = [el("p", { class: "note", text: `Luck is not available: ${err.message}` })];
+    }
+    if (!this.closed) replace($("luck"), nodes);
+  }
+}
+
+// --- which view: #/ or #/tables/{id} ----------------------------------------------------------
+
+let current = null;
+
+function route() {
+  clearInterval(listTimer);
+  if (current) current.close();
+  current = null;
+  const match = location.hash.match(/^#\/tables\/([^/]+)$/);
+  if (match) {
+    current = new TableView(decodeURIComponent(match[1]));
+    current.open();
+  } else showList();
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("focus", () => {
+  if (!current) refreshList();
+});
+route();

@@ -1,0 +1,1 @@
+"""Tabletop Simulator support: bundling the Lua modules and writing a save file."""

@@ -1,0 +1,130 @@
+-- model: what Global remembers. `state` is saved with the game (onSave) so a reloaded table
+-- resumes: referee URL, table id and token, the last log entry drawn, the request counter
+-- (ids must never repeat on a table) and the smoke screens being drawn.
+local util = use("util")
+
+local M = {}
+
+M.DEFAULT_URL = "http://127.0.0.1:8765"
+
+M.state = {
+  url = M.DEFAULT_URL,
+  table_id = nil,
+  token = nil,
+  seq = 0, -- every log entry up to here has been drawn
+  counter = 0,
+  session = nil,
+  scenario = "meeting",
+  dice = "server",
+  seed = nil, -- tests and demos only: the referee's seed (the table is marked seed_chosen)
+  status = nil,
+  smoke = {}, -- smoke id (string) -> {x, z, strength}
+  pending = nil, -- a write that got no answer: Retry sends it again, same request id
+}
+
+-- Per-session data, not saved: rebuilt from the referee on load.
+M.shown = {} -- seq -> true for entries drawn out of order (above state.seq)
+M.known = {} -- tank guid -> {x, z, facing} as the referee last confirmed it
+M.markers = {} -- tank guid -> marker list (badges)
+M.picks = {} -- tank guid -> {label, tooltip} while a target is being picked
+M.rout = {} -- tank guid -> {x, z}: where a Routed tank must drive
+M.moving = {} -- tank guid -> true from a player's drop/turn until the referee answers it
+
+function M.load(saved)
+  if saved == nil or saved == "" then
+    return
+  end
+  local ok, data = pcall(JSON.decode, saved)
+  if not ok or type(data) ~= "table" then
+    return
+  end
+  for k, v in pairs(data) do
+    M.state[k] = v
+  end
+  if type(M.state.smoke) ~= "table" then
+    M.state.smoke = {}
+  end
+end
+
+function M.save()
+  return JSON.encode(M.state)
+end
+
+function M.has_table()
+  return M.state.table_id ~= nil and M.state.token ~= nil
+end
+
+function M.new_table(table_id, token)
+  M.state.table_id = table_id
+  M.state.token = token
+  M.state.seq = 0
+  M.state.smoke = {}
+  M.state.pending = nil
+  M.state.status = "setup"
+  M.shown, M.known, M.markers, M.picks, M.rout, M.moving = {}, {}, {}, {}, {}, {}
+  -- A fresh prefix per table keeps ids unique even if the counter was lost with a save.
+  M.state.session = string.format("%d", os.time())
+  M.state.counter = 0
+end
+
+function M.next_request_id()
+  M.state.counter = M.state.counter + 1
+  return string.format("tts-%s-%d", M.state.session or "0", M.state.counter)
+end
+
+-- True the first time an entry is seen; keeps state.seq at the highest entry below which
+-- everything has been drawn, so the long-poll never skips one that arrived out of order.
+function M.mark_shown(seq)
+  if seq <= M.state.seq or M.shown[seq] then
+    return false
+  end
+  M.shown[seq] = true
+  while M.shown[M.state.seq + 1] do
+    M.shown[M.state.seq + 1] = nil
+    M.state.seq = M.state.seq + 1
+  end
+  return true
+end
+
+-- Tanks carry their card and owner in tags ("card:tiger-i", "side:Red") so players can set
+-- up their own pieces without editing scripts.
+function M.is_tank(obj)
+  return obj ~= nil and obj.hasTag("tank")
+end
+
+function M.tank_info(obj)
+  return {
+    card = util.tag_value(obj, "card:"),
+    player = util.tag_value(obj, "side:"),
+  }
+end
+
+-- Terrain tags as players say them, mapped to the referee's kinds.
+M.TERRAIN_TAGS = {
+  { tag = "forest", kind = "forest" },
+  { tag = "building", kind = "blocking" },
+  { tag = "blocking", kind = "blocking" },
+  { tag = "cover+1", kind = "cover1" },
+  { tag = "cover1", kind = "cover1" },
+  { tag = "cover+2", kind = "cover2" },
+  { tag = "cover2", kind = "cover2" },
+  { tag = "hill", kind = "hill" },
+}
+
+function M.terrain_kind(obj)
+  if obj == nil or not obj.hasTag("terrain") then
+    return nil
+  end
+  for _, t in ipairs(M.TERRAIN_TAGS) do
+    if obj.hasTag(t.tag) then
+      return t.kind
+    end
+  end
+  return nil
+end
+
+function M.is_objective(obj)
+  return obj ~= nil and obj.hasTag("objective")
+end
+
+return M

@@ -1,0 +1,129 @@
+-- tracker: posts where models stand. A player's drop or turn becomes one request: events for
+-- the same model within a short moment (pick up, rotate, drop) are folded into one post, and
+-- nothing is posted while someone still holds the model.
+local util = use("util")
+local model = use("model")
+local referee = use("referee")
+local actions = use("actions")
+
+local M = {}
+
+M.SETTLE_SECONDS = 0.3
+local timers = {}
+
+-- The play area is 72" x 48" around the origin: a tank put down outside it is in reserve.
+local AREA = { x = 36, z = 24 }
+
+local function post_tank(obj)
+  local info = model.tank_info(obj)
+  if info.card == nil or info.player == nil then
+    printToAll("tankref: " .. obj.getName() .. " needs tags card:<card id> and side:<player>.", { 1, 0.4, 0.3 })
+    return
+  end
+  local pos = obj.getPosition()
+  local body = {
+    card = info.card,
+    player = info.player,
+    x = util.round(pos.x, 2),
+    z = util.round(pos.z, 2),
+    facing = util.yaw(obj.getRotation().y),
+  }
+  if math.abs(pos.x) > AREA.x or math.abs(pos.z) > AREA.z then
+    body.reserve = true
+  end
+  if model.state.status == "setup" and obj.getName() ~= "" and model.known[obj.getGUID()] == nil then
+    body.name = string.sub(obj.getName(), 1, 80)
+  end
+  actions.put(referee.path_tank(obj.getGUID()), body, obj.getName() .. " moved", obj.getGUID())
+end
+
+-- A terrain footprint: its bounds as if unrotated, turned by its yaw about its centre
+-- (a circle for pieces tagged "round").
+local function footprint(obj)
+  local pos = obj.getPosition()
+  local size = obj.getBoundsNormalized().size
+  if obj.hasTag("round") then
+    return { shape = "circle", x = util.round(pos.x, 2), z = util.round(pos.z, 2), radius = util.round(math.max(size.x, size.z) / 2, 2) }
+  end
+  local yaw = math.rad(obj.getRotation().y)
+  local c, s = math.cos(yaw), math.sin(yaw)
+  local hx, hz = size.x / 2, size.z / 2
+  local points = {}
+  for _, corner in ipairs({ { -hx, -hz }, { hx, -hz }, { hx, hz }, { -hx, hz } }) do
+    -- Unity yaw turns +z toward +x: local (a, b) lands at (a cos + b sin, -a sin + b cos).
+    local x = pos.x + corner[1] * c + corner[2] * s
+    local z = pos.z - corner[1] * s + corner[2] * c
+    table.insert(points, { util.round(x, 2), util.round(z, 2) })
+  end
+  return { shape = "polygon", points = points }
+end
+
+function M.post_terrain(obj)
+  local kind = model.terrain_kind(obj)
+  if kind == nil then
+    return
+  end
+  local body = { kind = kind, shape = footprint(obj), name = string.sub(obj.getName(), 1, 80) }
+  actions.put(referee.path_terrain(obj.getGUID()), body, "terrain " .. obj.getName())
+end
+
+function M.post_objective(obj)
+  if model.state.scenario ~= "objective" then
+    return
+  end
+  local pos = obj.getPosition()
+  actions.put(referee.path_objective(), { x = util.round(pos.x, 2), z = util.round(pos.z, 2) }, "objective")
+end
+
+local function post(obj)
+  if model.is_tank(obj) then
+    post_tank(obj)
+  elseif model.terrain_kind(obj) ~= nil then
+    M.post_terrain(obj)
+  elseif model.is_objective(obj) then
+    M.post_objective(obj)
+  end
+end
+
+-- Something was dropped or turned: post it once it has settled and nobody holds it.
+function M.changed(obj)
+  if not model.has_table() or obj == nil then
+    return
+  end
+  if not (model.is_tank(obj) or model.terrain_kind(obj) ~= nil or model.is_objective(obj)) then
+    return
+  end
+  local guid = obj.getGUID()
+  if model.is_tank(obj) then
+    model.moving[guid] = true
+  end
+  if timers[guid] ~= nil then
+    Wait.stop(timers[guid])
+  end
+  timers[guid] = Wait.time(function()
+    timers[guid] = nil
+    if obj.isDestroyed() or obj.held_by_color ~= nil then
+      return -- the drop that ends the hold posts it
+    end
+    post(obj)
+  end, M.SETTLE_SECONDS)
+end
+
+-- At table creation: every piece already on the table, terrain and objective first.
+function M.post_all()
+  local tanks = {}
+  for _, obj in ipairs(getObjects()) do
+    if model.terrain_kind(obj) ~= nil then
+      M.post_terrain(obj)
+    elseif model.is_objective(obj) then
+      M.post_objective(obj)
+    elseif model.is_tank(obj) then
+      table.insert(tanks, obj)
+    end
+  end
+  for _, obj in ipairs(tanks) do
+    post_tank(obj)
+  end
+end
+
+return M

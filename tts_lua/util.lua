@@ -1,0 +1,82 @@
+-- util: small helpers every module shares.
+-- MoonSharp prints numbers the .NET way (1E+15, and rounds %.1f differently from C), so
+-- anything a player reads or the referee parses is formatted here, explicitly.
+local M = {}
+
+-- Half away from zero, to `places` decimals: positions go to the referee rounded, so a model
+-- that did not move reports the same numbers every time.
+function M.round(x, places)
+  local k = 10 ^ (places or 0)
+  if x >= 0 then
+    return math.floor(x * k + 0.5) / k
+  end
+  return -math.floor(-x * k + 0.5) / k
+end
+
+-- A probability as a whole percentage, for menus and tooltips.
+function M.pct(p)
+  return string.format("%d%%", math.floor((p or 0) * 100 + 0.5))
+end
+
+-- A number for display: "12" or "12.5".
+function M.num(x)
+  local r = M.round(x, 1)
+  if r == math.floor(r) then
+    return string.format("%d", r)
+  end
+  return string.format("%.1f", r)
+end
+
+-- Yaw in [0, 360): TTS reports any angle, the referee wants a facing.
+function M.yaw(deg)
+  local y = M.round(deg % 360, 1)
+  if y >= 360 then
+    y = 0
+  end
+  return y
+end
+
+-- The smallest turn between two facings, in degrees (0..180).
+function M.turn_between(a, b)
+  local d = math.abs((a - b) % 360)
+  if d > 180 then
+    d = 360 - d
+  end
+  return d
+end
+
+-- The value of a "prefix:value" tag ("card:tiger-i" -> "tiger-i"), or nil.
+function M.tag_value(obj, prefix)
+  for _, tag in ipairs(obj.getTags()) do
+    if string.sub(tag, 1, #prefix) == prefix then
+      return string.sub(tag, #prefix + 1)
+    end
+  end
+  return nil
+end
+
+-- Drop empty tables (recursively): TTS's JSON.encode turns {} into [] and the referee
+-- validates strictly, so an empty object is left out rather than sent as a list.
+function M.prune(value)
+  if type(value) ~= "table" then
+    return value
+  end
+  local out = {}
+  for k, v in pairs(value) do
+    local p = M.prune(v)
+    if not (type(p) == "table" and next(p) == nil) then
+      out[k] = p
+    end
+  end
+  return out
+end
+
+function M.count(t)
+  local n = 0
+  for _ in pairs(t) do
+    n = n + 1
+  end
+  return n
+end
+
+return M
