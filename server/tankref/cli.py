@@ -51,7 +51,15 @@ def _cmd_rulings(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    from tankref.rulesets.ttt.selfplay import play_game
+    import importlib
+
+    from tankref.core.ruleset import ruleset_names
+
+    if args.ruleset not in ruleset_names():
+        print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)
+        return 2
+    # Each ruleset package has its own seeded bots: rulesets/<name>/selfplay.py, play_game.
+    play_game = importlib.import_module(f"tankref.rulesets.{args.ruleset}.selfplay").play_game
 
     for seed in range(args.seed, args.seed + args.games):
 
@@ -318,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     play.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     play.add_argument("--verbose", action="store_true", help="print every adjudication")
+    play.add_argument("--ruleset", default="ttt", help="which rules the sides play (default ttt)")
     play.set_defaults(run=_cmd_selfplay)
 
     odds = sub.add_parser(

@@ -36,6 +36,7 @@ from schemathesis.core.parameters import ParameterLocation
 from websockets.sync.client import connect
 
 from serverkit import LiveReferee, Table, duel, live_referee, new_table
+from tankref.core.ruleset import ruleset_names
 from tankref.rulesets.ttt import actions as ttt_actions
 from tankref.server.app import create_app
 from tankref.server.settings import Settings
@@ -178,9 +179,19 @@ def test_openapi_document_is_valid_and_documents_the_rules(
     raw = api_schema.raw_schema
     components = raw["components"]["schemas"]
 
-    # The action body lists every TinyTableTopTanks action kind the engine takes, each with
-    # its own fields: a client can be generated from the document.
-    action = components["ActionRequest"]["properties"]["action"]
+    # The action body lists each ruleset's action union, filed under the ruleset's name so
+    # two rulesets may both have a Move; TinyTableTopTanks' lists every kind its engine takes,
+    # each with its own fields: a client can be generated from the document.
+    unions = components["ActionRequest"]["properties"]["action"]["anyOf"]
+    assert len(unions) == len(ruleset_names())
+    action = next(
+        u
+        for u in unions
+        if all(
+            ref.startswith("#/components/schemas/ttt.")
+            for ref in u.get("discriminator", {}).get("mapping", {"": ""}).values()
+        )
+    )
     engine_kinds = {
         model.model_fields["kind"].default
         for model in typing.get_args(typing.get_args(ttt_actions.Action)[0])
@@ -189,12 +200,17 @@ def test_openapi_document_is_valid_and_documents_the_rules(
     assert set(action["discriminator"]["mapping"]) == engine_kinds
     assert {"engage", "wait", "recover", "smoke", "end_phase", "move"} <= engine_kinds
     assert len(action["oneOf"]) == len(engine_kinds)
-    engage = components["Engage"]
+    engage = components["ttt.Engage"]
     assert set(engage["required"]) >= {"tank_id", "target_id"}
     assert engage["properties"]["kind"].get("const") == "engage"
     assert engage["additionalProperties"] is False
-    # The setup and the terrain bodies come from the ruleset too.
-    setup = components["CreateTable"]["properties"]["setup"]
+    # A new table's body is one of the rulesets', told apart by `ruleset` (ttt when absent),
+    # each with its own setup; the terrain bodies come from the rulesets too.
+    tables = {v["properties"]["ruleset"]["const"]: v for v in components["CreateTable"]["oneOf"]}
+    assert set(tables) == set(ruleset_names())
+    assert all("ruleset" in v.get("required", []) for k, v in tables.items() if k != "ttt")
+    assert "ruleset" not in tables["ttt"].get("required", [])
+    setup = tables["ttt"]["properties"]["setup"]
     setup_schema = components[setup["$ref"].rsplit("/", 1)[1]] if "$ref" in setup else setup
     assert {"players", "scenario", "options"} <= set(setup_schema["properties"])
     terrain = raw["paths"]["/tables/{table_id}/terrain/{piece_id}"]["put"]["requestBody"]

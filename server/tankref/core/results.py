@@ -8,13 +8,16 @@ the rules.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from tankref.core.dice import Roll
 
-ModifierTarget = Literal["accuracy_dice", "penetration_dice", "armour", "morale_roll", "crew_roll"]
+# What a modifier changes, in the ruleset's words: accuracy_dice, penetration_dice, armour,
+# morale_roll, crew_roll (TTT); hit_roll, damage_roll (AFV); contest_roll, damage (tank yard).
+# Open text, so a new ruleset needs no change to the core.
+ModifierTarget = str
 
 
 class Modifier(BaseModel):

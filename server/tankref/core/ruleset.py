@@ -166,6 +166,9 @@ def ruleset_names() -> list[str]:
 
 
 def _register_builtin() -> None:
-    from tankref.rulesets import ttt
+    from tankref.rulesets import afv, mtc, ttt, yrd
 
     register(ttt.NAME, ttt.ruleset)
+    register(mtc.NAME, mtc.ruleset)
+    register(afv.NAME, afv.ruleset)
+    register(yrd.NAME, yrd.ruleset)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -78,30 +79,49 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's schema, with each ruleset's setup, action and terrain bodies filled in."""
+    """FastAPI's schema, with each ruleset's setup, action and terrain bodies filled in.
+
+    Each ruleset's models are filed under its own name (``ttt.Engage``, ``afv.Move``), so two
+    rulesets may both have a ``Move``; a table's body is told apart by its ``ruleset``."""
     if app.openapi_schema:
         return app.openapi_schema
     schema = get_openapi(
         title=app.title, version=app.version, description=app.description, routes=app.routes
     )
     components = schema.setdefault("components", {}).setdefault("schemas", {})
-    setups, actions_, terrains = [], [], []
+    create = components.pop("CreateTable")
+    default = create["properties"]["ruleset"].get("default")
+    tables, actions_, terrains = [], [], []
     for name in ruleset_names():
         rules = get_ruleset(name)
-        setups.append(_merge(components, rules.setup_model.model_json_schema(ref_template=_REF)))
-        actions_.append(_merge(components, _with_ref(rules.action_schema())))
-        terrains.append(_merge(components, _with_ref(rules.terrain_schema())))
-    components["CreateTable"]["properties"]["setup"] = _one_of(setups)
-    components["ActionRequest"]["properties"]["action"] = _one_of(actions_)
+        setup = _filed(components, name, rules.setup_model.model_json_schema())
+        tables.append(_create_table(create, name, setup, required=name != default))
+        actions_.append(_filed(components, name, rules.action_schema()))
+        terrains.append(_filed(components, name, rules.terrain_schema()))
+    components["CreateTable"] = _one_of(tables)
+    components["ActionRequest"]["properties"]["action"] = _any_of(actions_)
     # The terrain route takes a request_id beside the ruleset's piece, like the tank route.
     request_id = components["TankPutRequest"]["properties"]["request_id"]
     for body in terrains:
         body.setdefault("properties", {})["request_id"] = dict(request_id)
     put = schema["paths"]["/tables/{table_id}/terrain/{piece_id}"]["put"]
-    put["requestBody"]["content"]["application/json"]["schema"] = _one_of(terrains)
+    put["requestBody"]["content"]["application/json"]["schema"] = _any_of(terrains)
     _document_refusals(schema, components)
     app.openapi_schema = schema
     return schema
+
+
+def _create_table(
+    create: dict[str, Any], name: str, setup: dict[str, Any], *, required: bool
+) -> dict[str, Any]:
+    """``POST /tables`` for one ruleset: its name, its setup body."""
+    body: dict[str, Any] = json.loads(json.dumps(create))
+    body["title"] = f"CreateTable ({name})"
+    body["properties"]["ruleset"] = {"const": name, "title": "Ruleset"}
+    body["properties"]["setup"] = setup
+    if required:
+        body["required"] = sorted({*body.get("required", []), "ruleset"})
+    return body
 
 
 # What each refusal status means; every one has the ErrorReply body.
@@ -146,13 +166,14 @@ def _document_refusals(schema: dict[str, Any], components: dict[str, Any]) -> No
 _REF = "#/components/schemas/{model}"
 
 
-def _with_ref(schema: dict[str, Any]) -> dict[str, Any]:
-    """Pydantic's '#/$defs/X' references, pointed at the OpenAPI components instead."""
-    import json
-
-    text = json.dumps(schema).replace('"#/$defs/', '"#/components/schemas/')
-    result: dict[str, Any] = json.loads(text)
-    return result
+def _filed(components: dict[str, Any], ruleset: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """A ruleset's schema with its pydantic ``$defs`` filed among the components under the
+    ruleset's name, and its references pointed there."""
+    text = json.dumps(schema).replace('"#/$defs/', f'"#/components/schemas/{ruleset}.')
+    filed: dict[str, Any] = json.loads(text)
+    for key, value in filed.pop("$defs", {}).items():
+        components[f"{ruleset}.{key}"] = value
+    return filed
 
 
 def _merge(components: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -163,3 +184,8 @@ def _merge(components: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]
 
 def _one_of(schemas: list[dict[str, Any]]) -> dict[str, Any]:
     return schemas[0] if len(schemas) == 1 else {"oneOf": schemas}
+
+
+def _any_of(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    """The table's ruleset decides which applies; the body alone may fit several."""
+    return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}

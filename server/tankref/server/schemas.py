@@ -53,7 +53,12 @@ class DiceSetup(_Body):
 
 
 class CreateTable(_Body):
-    ruleset: str = Field(default="ttt", max_length=32, description="Which rules: ttt.")
+    ruleset: str = Field(
+        default="ttt",
+        max_length=32,
+        description="Which rules: ttt (TinyTableTopTanks, the default), afv, mtc (Minimal Tank "
+        "Combat) or yrd (the tank yard); GET /health lists them.",
+    )
     setup: dict[str, Any] = Field(
         default_factory=dict, description="The ruleset's table setup (players, scenario, options)."
     )
