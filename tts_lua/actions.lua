@@ -7,6 +7,7 @@ local http = use("http")
 local render = use("render")
 local dice = use("dice")
 local scene = use("scene")
+local unitmenu = use("unitmenu")
 
 local M = {}
 
@@ -27,8 +28,14 @@ local function send(job)
     if outcome.ok then
       model.state.pending = nil
       render.reply(outcome.body)
+      if outcome.body.applied and job.revert ~= nil then
+        -- The drop was answered: the model stands where the referee put it (a hex centre, a
+        -- yard space), even when the long-poll drew the entry while the model was moving.
+        render.follow(job.revert)
+      end
       if outcome.body.applied then
         scene.refresh()
+        unitmenu.refresh()
       end
       return
     end

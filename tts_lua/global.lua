@@ -35,12 +35,12 @@ function onChat(message)
   return menus.chat(message)
 end
 
-function tankref_tank_menu(params)
-  menus.tank_item(params)
-end
-
 function tankref_pick_target(obj)
   picker.pick(obj)
+end
+
+function tankref_pick_partner(obj)
+  picker.toggle_partner(obj)
 end
 
 function tankref_cancel_pick()
@@ -48,6 +48,10 @@ function tankref_cancel_pick()
 end
 
 function tankref_noop() end
+
+function tankref_board_ruleset()
+  menus.cycle_ruleset()
+end
 
 function tankref_board_scenario()
   menus.cycle_scenario()
@@ -61,16 +65,17 @@ function tankref_board_new()
   menus.new_table()
 end
 
-function tankref_board_crew()
-  actions.act({ kind = "crew_roll" }, "Crew roll")
+-- The ruleset's table actions (Crew roll, Start game, End phase ...), by their board position.
+function tankref_board_act_1()
+  menus.board_action(1)
 end
 
-function tankref_board_start()
-  actions.act({ kind = "start_game" }, "Start game")
+function tankref_board_act_2()
+  menus.board_action(2)
 end
 
-function tankref_board_end_phase()
-  actions.act({ kind = "end_phase" }, "End phase")
+function tankref_board_act_3()
+  menus.board_action(3)
 end
 
 function tankref_board_retry()

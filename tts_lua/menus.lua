@@ -1,6 +1,7 @@
 -- menus: what players click. The tankref board (an object tagged tankref_board) carries the
--- table-wide buttons; the same choices are on the table's right-click menu; each tank's own
--- menu (see tank.lua) arrives here through Global.call.
+-- table-wide buttons (the ruleset, its setup, the dice, New table and the ruleset's own
+-- table actions); the same choices are on the table's right-click menu; each unit's own
+-- menu is built from the referee's options (unitmenu.lua) and its items arrive here.
 local util = use("util")
 local model = use("model")
 local referee = use("referee")
@@ -11,24 +12,18 @@ local picker = use("picker")
 local tracker = use("tracker")
 local poller = use("poller")
 local scene = use("scene")
-local items = use("items")
+local rulesets = use("rulesets")
+local unitmenu = use("unitmenu")
 
 local M = {}
 
-M.SCENARIOS = {
-  { kind = "meeting", label = "Meeting Engagement" },
-  { kind = "ambush", label = "Ambush (Blue ambushes)" },
-  { kind = "objective", label = "Objective (Blue defends)" },
-}
-M.PLAYERS = { { id = "Red", edge = "south" }, { id = "Blue", edge = "north" } }
+local function ruleset()
+  return rulesets.get(model.state.ruleset)
+end
 
-local function scenario_label()
-  for _, s in ipairs(M.SCENARIOS) do
-    if s.kind == model.state.scenario then
-      return s.label
-    end
-  end
-  return model.state.scenario
+-- The table actions are the table's own ruleset's (the board's choice is for the next one).
+local function table_ruleset()
+  return rulesets.get(model.table_ruleset())
 end
 
 local function dice_label()
@@ -38,43 +33,64 @@ local function dice_label()
   return "Dice: the referee rolls"
 end
 
-local BOARD = {
-  { fn = "tankref_board_scenario", label = function() return "Scenario: " .. scenario_label() end, tip = "Choose before creating the table" },
-  { fn = "tankref_board_dice", label = dice_label, tip = "Table dice: roll the physical dice when asked" },
-  { fn = "tankref_board_new", label = function() return "New table" end, tip = "Create a table on the referee and post every piece" },
-  { fn = "tankref_board_crew", label = function() return "Crew roll" end, tip = "Roll every crew (setup)" },
-  { fn = "tankref_board_start", label = function() return "Start game" end, tip = "Setup is done" },
-  { fn = "tankref_board_end_phase", label = function() return "End phase" end, tip = "End the active player's phase" },
-  { fn = "tankref_board_retry", label = function() return "Retry" end, tip = "Send the last unanswered request again (same request id)" },
-}
+-- The board's buttons; `act` ones are the ruleset's table actions, by position.
+local function board_buttons()
+  local r = ruleset()
+  local out = {
+    { fn = "tankref_board_ruleset", label = "Ruleset: " .. r.title, tip = "Choose before creating the table" },
+    { fn = "tankref_board_scenario", label = r.setup_word .. ": " .. rulesets.setup(model.state).label, tip = "Choose before creating the table" },
+    { fn = "tankref_board_dice", label = dice_label(), tip = "Table dice: roll the physical dice when asked" },
+    { fn = "tankref_board_new", label = "New table", tip = "Create a table on the referee and post every piece" },
+  }
+  for i, a in ipairs(table_ruleset().board) do
+    table.insert(out, { fn = "tankref_board_act_" .. i, label = a.label, tip = "The whole table: " .. a.label })
+  end
+  table.insert(out, { fn = "tankref_board_retry", label = "Retry", tip = "Send the last unanswered request again (same request id)" })
+  return out
+end
 
 function M.draw_board()
   for _, board in ipairs(getObjectsWithTag("tankref_board")) do
     board.clearButtons()
-    for i, b in ipairs(BOARD) do
+    for i, b in ipairs(board_buttons()) do
       board.createButton({
         click_function = b.fn,
         function_owner = Global,
-        label = b.label(),
+        label = b.label,
         tooltip = b.tip,
-        position = { 0, 0.6, -1.5 + 0.5 * (i - 1) },
+        position = { 0, 0.6, -1.75 + 0.45 * (i - 1) },
         width = 2200,
-        height = 220,
-        font_size = 140,
+        height = 200,
+        font_size = 130,
       })
     end
     local status = "no table yet"
     if model.has_table() then
-      status = "table " .. model.state.table_id .. " (" .. (model.state.status or "?") .. ")"
+      status = table_ruleset().title .. " table " .. model.state.table_id .. " (" .. (model.state.status or "?") .. ")"
     end
     board.setDescription("Referee: " .. model.state.url .. "\n" .. status)
   end
 end
 
+-- Choices take effect at the next New table; a table already made keeps its own.
+function M.cycle_ruleset()
+  local order = rulesets.ORDER
+  for i, name in ipairs(order) do
+    if name == model.state.ruleset then
+      model.state.ruleset = order[(i % #order) + 1]
+      break
+    end
+  end
+  model.state.setup = rulesets.get(model.state.ruleset).setups[1].key
+  M.draw_board()
+end
+
 function M.cycle_scenario()
-  for i, s in ipairs(M.SCENARIOS) do
-    if s.kind == model.state.scenario then
-      model.state.scenario = M.SCENARIOS[(i % #M.SCENARIOS) + 1].kind
+  local setups = ruleset().setups
+  local current = rulesets.setup(model.state).key
+  for i, s in ipairs(setups) do
+    if s.key == current then
+      model.state.setup = setups[(i % #setups) + 1].key
       break
     end
   end
@@ -90,18 +106,20 @@ function M.toggle_dice()
   M.draw_board()
 end
 
+function M.board_action(i)
+  local a = table_ruleset().board[i]
+  if a ~= nil then
+    actions.act({ kind = a.kind }, a.label)
+  end
+end
+
 function M.new_table()
-  local scenario = { kind = model.state.scenario }
-  if scenario.kind == "ambush" then
-    scenario.ambusher = "Blue"
-  elseif scenario.kind == "objective" then
-    scenario.defender = "Blue"
-  end
-  local dice = { source = model.state.dice }
+  local body = rulesets.table_body(model.state)
+  body.dice = { source = model.state.dice }
   if model.state.seed ~= nil then
-    dice.seed = model.state.seed
+    body.dice.seed = model.state.seed
   end
-  local body = { ruleset = "ttt", setup = { players = M.PLAYERS, scenario = scenario }, dice = dice }
+  local what = ruleset().title .. ", " .. rulesets.setup(model.state).label
   referee.create_table(body, function(outcome)
     if not outcome.ok then
       render.warn(http.explain(outcome, "New table", model.state.url))
@@ -109,15 +127,19 @@ function M.new_table()
     end
     picker.cancel()
     model.new_table(outcome.body.table_id, outcome.body.token)
-    render.say(string.format("tankref: table %s, %s; %s.", model.state.table_id, scenario_label(), string.lower(dice_label())), { 0.6, 1, 0.6 })
+    model.state.table_ruleset = body.ruleset
+    model.state.table_setup = rulesets.setup(model.state).key
+    model.state.players = (outcome.body.table or {}).players
+    render.say(string.format("tankref: table %s, %s; %s.", model.state.table_id, what, string.lower(dice_label())), { 0.6, 1, 0.6 })
     M.draw_board()
     render.lines()
+    scene.refresh()
     tracker.post_all()
     poller.start()
   end)
 end
 
--- A saved game reopened: redraw every tank from the referee, then listen again.
+-- A saved game reopened: redraw every unit from the referee, then listen again.
 function M.resume()
   referee.read_table(function(outcome)
     if not outcome.ok then
@@ -128,104 +150,83 @@ function M.resume()
       render.tank(view)
     end
     model.state.status = outcome.body.table.status
+    model.state.players = outcome.body.table.players
     render.lines()
     scene.refresh()
+    unitmenu.refresh()
     M.draw_board()
     render.say("tankref: resumed table " .. model.state.table_id .. ".", { 0.6, 1, 0.6 })
     poller.start()
   end)
 end
 
-local function refusal(option, what)
-  if option == nil then
-    return "tankref: " .. what .. ": not offered now."
-  end
-  local text = "tankref: " .. what .. " is not possible now: " .. (option.reason or option.code or "refused")
-  if option.clause ~= nil then
-    text = text .. " (" .. option.clause .. ")"
-  end
-  return text
-end
-
-local function with_options(guid, what, use_them)
+-- Everything the unit may and may not do now, with the reasons and clauses.
+local function tell_options(guid)
   referee.options(guid, function(outcome)
     if not outcome.ok then
-      render.warn(http.explain(outcome, what, model.state.url))
+      render.warn(http.explain(outcome, "Options", model.state.url))
       return
     end
-    local by_kind = {}
+    local may, may_not = {}, {}
     for _, o in ipairs(outcome.body) do
-      by_kind[o.kind] = o
+      if o.allowed then
+        table.insert(may, o.kind)
+      else
+        local why = o.reason or o.code or ""
+        if o.clause ~= nil then
+          why = why .. ", " .. o.clause
+        end
+        table.insert(may_not, o.kind .. " (" .. why .. ")")
+      end
     end
-    use_them(by_kind, outcome.body)
+    local obj = getObjectFromGUID(guid)
+    local name = obj ~= nil and obj.getName() or guid
+    printToAll(name .. " may: " .. (#may > 0 and table.concat(may, ", ") or "nothing now"), { 0.7, 1, 0.7 })
+    if #may_not > 0 then
+      printToAll("May not: " .. table.concat(may_not, "; "), { 1, 0.8, 0.6 })
+    end
   end)
 end
 
--- A tank's menu item: params = {guid, item, color}.
-function M.tank_item(params)
-  local guid, key = params.guid, params.item
-  if not items.known(key) then
-    return
-  end
+-- A unit's menu item (orders.lua describes the kinds).
+function M.run_item(guid, item)
   if not model.has_table() then
     render.warn("tankref: no table yet. Choose 'New table' on the tankref board first.")
     return
   end
-  if key == "wait" then
-    actions.act({ kind = "wait", tank_id = guid }, "Wait")
-  elseif key == "recover" then
-    actions.act({ kind = "recover", tank_id = guid }, "Recover")
-  elseif key == "end_phase" then
-    actions.act({ kind = "end_phase" }, "End phase")
-  elseif key == "engage" then
-    with_options(guid, "Engage", function(by_kind)
-      local o = by_kind.engage
-      if o == nil or not o.allowed then
-        render.warn(refusal(o, "Engage"))
-        return
-      end
-      picker.start(guid, o.detail.targets or {})
-    end)
-  elseif key == "smoke" then
-    with_options(guid, "Smoke", function(by_kind)
-      local o = by_kind.smoke
-      if o == nil or not o.allowed then
-        render.warn(refusal(o, "Smoke"))
-        return
-      end
-      -- Cards carry one smoke ability each; the first allowed one is used.
-      local ability = o.detail.abilities[1]
-      if ability.kind == "mortar" then
-        picker.arm_mortar(guid, ability.ability)
-      else
-        actions.act({ kind = "smoke", tank_id = guid, ability = ability.ability }, "Smoke")
-      end
-    end)
-  elseif key == "options" then
-    with_options(guid, "Options", function(_, list)
-      local may, may_not = {}, {}
-      for _, o in ipairs(list) do
-        if o.allowed then
-          table.insert(may, o.kind)
-        else
-          table.insert(may_not, o.kind .. " (" .. (o.reason or o.code or "") .. ")")
-        end
-      end
-      printToAll("May: " .. table.concat(may, ", "), { 0.7, 1, 0.7 })
-      if #may_not > 0 then
-        printToAll("May not: " .. table.concat(may_not, "; "), { 1, 0.8, 0.6 })
-      end
-    end)
+  if item.how == "info" then
+    tell_options(guid)
+  elseif item.how == "table" then
+    actions.act({ kind = item.kind }, item.label)
+  elseif item.how == "act" then
+    local action = { kind = item.kind, tank_id = guid }
+    for k, v in pairs(item.fields or {}) do
+      action[k] = v
+    end
+    actions.act(action, picker.label(item))
+  elseif item.how == "pick" then
+    picker.start(guid, item)
+  elseif item.how == "point" then
+    picker.arm_point(guid, item)
+  elseif item.how == "drag" then
+    local obj = getObjectFromGUID(guid)
+    render.say(string.format("%s: drag the model to move (%s).", obj ~= nil and obj.getName() or guid, item.text), { 0.85, 0.85, 0.85 })
   end
 end
 
 function M.install()
+  unitmenu.on_item(M.run_item)
   addContextMenuItem("tankref: new table", function() M.new_table() end)
-  addContextMenuItem("tankref: crew roll", function() actions.act({ kind = "crew_roll" }, "Crew roll") end)
   addContextMenuItem("tankref: start game", function() actions.act({ kind = "start_game" }, "Start game") end)
-  addContextMenuItem("tankref: end phase", function() actions.act({ kind = "end_phase" }, "End phase") end)
+  addContextMenuItem("tankref: end phase / turn", function()
+    local board = table_ruleset().board
+    local last = board[#board]
+    actions.act({ kind = last.kind }, last.label)
+  end)
   addContextMenuItem("tankref: retry", function() actions.retry() end)
-  addContextMenuItem("tankref: mortar smoke here", function(_, position) picker.mortar_at(position) end)
+  addContextMenuItem("tankref: mortar smoke here", function(_, position) picker.point_at(position) end)
+  addContextMenuItem("tankref: get out here", function(_, position) picker.point_at(position) end)
+  unitmenu.install()
   M.draw_board()
 end
 
@@ -239,7 +240,7 @@ function M.chat(message)
     return false
   end
   if string.match(message, "^!tankref") then
-    render.say("tankref: referee " .. model.state.url .. ", table " .. tostring(model.state.table_id) .. ", " .. util.num(model.state.seq) .. " entries drawn.")
+    render.say("tankref: referee " .. model.state.url .. ", table " .. tostring(model.state.table_id) .. " (" .. table_ruleset().title .. "), " .. util.num(model.state.seq) .. " entries drawn.")
     return false
   end
   return true

@@ -2,6 +2,7 @@
 -- resumes: referee URL, table id and token, the last log entry drawn, the request counter
 -- (ids must never repeat on a table) and the smoke screens being drawn.
 local util = use("util")
+local rulesets = use("rulesets")
 
 local M = {}
 
@@ -14,7 +15,11 @@ M.state = {
   seq = 0, -- every log entry up to here has been drawn
   counter = 0,
   session = nil,
-  scenario = "meeting",
+  ruleset = "ttt", -- the board's choice for the next table
+  setup = nil, -- the key of that ruleset's setup choice (nil: its first)
+  table_ruleset = nil, -- the ruleset of the table in play
+  table_setup = nil, -- and its setup's key
+  players = nil, -- the table's players, as the referee names them
   dice = "server",
   seed = nil, -- tests and demos only: the referee's seed (the table is marked seed_chosen)
   status = nil,
@@ -48,6 +53,10 @@ end
 
 function M.save()
   return JSON.encode(M.state)
+end
+
+function M.table_ruleset()
+  return M.state.table_ruleset or M.state.ruleset or "ttt"
 end
 
 function M.has_table()
@@ -99,23 +108,12 @@ function M.tank_info(obj)
   }
 end
 
--- Terrain tags as players say them, mapped to the referee's kinds.
-M.TERRAIN_TAGS = {
-  { tag = "forest", kind = "forest" },
-  { tag = "building", kind = "blocking" },
-  { tag = "blocking", kind = "blocking" },
-  { tag = "cover+1", kind = "cover1" },
-  { tag = "cover1", kind = "cover1" },
-  { tag = "cover+2", kind = "cover2" },
-  { tag = "cover2", kind = "cover2" },
-  { tag = "hill", kind = "hill" },
-}
-
+-- Terrain tags as players say them, mapped to the table ruleset's kinds (rulesets.lua).
 function M.terrain_kind(obj)
   if obj == nil or not obj.hasTag("terrain") then
     return nil
   end
-  for _, t in ipairs(M.TERRAIN_TAGS) do
+  for _, t in ipairs(rulesets.get(M.table_ruleset()).terrain) do
     if obj.hasTag(t.tag) then
       return t.kind
     end

@@ -1,70 +1,123 @@
--- picker: choosing a target or a point. Engage shows every legal target with its odds (hit /
--- penetrate / kill) on a button over the model, in its tooltip while hovered, and with a
--- highlight; clicking the button fires. Mortar smoke waits for a right-click on the table.
+-- picker: choosing a target or a point. A "pick" order shows every legal target with its
+-- odds on a button over the model, in its tooltip while hovered, and with a highlight;
+-- clicking the button posts the order. Combined fire (MTC) also puts a Join button on each
+-- friend that could fire along. A "point" order (mortar smoke, getting out) waits for a
+-- right-click on the table.
 local util = use("util")
 local model = use("model")
 local render = use("render")
 local actions = use("actions")
+local orders = use("orders")
 
 local M = {}
 
-local picking = nil -- {shooter = guid, targets = {guid = saved description}}
-local mortar = nil -- {tank = guid, ability = name}
+-- {shooter, item, targets = {guid = saved description}, partners = {guid = joined?}}
+local picking = nil
+local pointing = nil -- {tank = guid, item}
+
+local function clear(guid, description)
+  local obj = getObjectFromGUID(guid)
+  model.picks[guid] = nil
+  if obj ~= nil then
+    if description ~= nil then
+      obj.setDescription(description)
+      obj.highlightOff()
+    end
+    render.redraw_buttons(obj)
+  end
+end
 
 function M.cancel()
   if picking == nil then
     return
   end
   for guid, description in pairs(picking.targets) do
-    local obj = getObjectFromGUID(guid)
-    model.picks[guid] = nil
-    if obj ~= nil then
-      obj.setDescription(description)
-      render.redraw_buttons(obj)
-      obj.highlightOff()
-    end
+    clear(guid, description)
   end
-  local shooter = getObjectFromGUID(picking.shooter)
-  model.picks[picking.shooter] = nil
-  if shooter ~= nil then
-    render.redraw_buttons(shooter)
+  for guid in pairs(picking.partners) do
+    clear(guid, nil)
   end
+  clear(picking.shooter, nil)
   picking = nil
 end
 
-local function odds_text(t)
-  return string.format("hit %s, penetrate %s, kill %s", util.pct(t.p_hit), util.pct(t.p_penetrate), util.pct(t.p_destroyed))
+local function joined_names()
+  local names = {}
+  for guid, on in pairs(picking.partners) do
+    if on then
+      table.insert(names, getObjectFromGUID(guid) and getObjectFromGUID(guid).getName() or guid)
+    end
+  end
+  table.sort(names)
+  return names
 end
 
--- `targets`: the engage option's targets ({target_id, range, p_hit, p_penetrate, p_destroyed}).
-function M.start(shooter_guid, targets)
+local function partner_button(guid)
+  local on = picking.partners[guid]
+  model.picks[guid] = {
+    click = "tankref_pick_partner",
+    label = on and "Joins the fire: yes" or "Joins the fire: no",
+    tooltip = "Click to add or remove this tank from the combined fire",
+  }
+  local obj = getObjectFromGUID(guid)
+  if obj ~= nil then
+    render.redraw_buttons(obj)
+  end
+end
+
+-- `item`: a pick order from orders.lua ({kind, verb, targets, fields, partners}).
+function M.start(shooter_guid, item)
   M.cancel()
   local shooter = getObjectFromGUID(shooter_guid)
   local name = shooter_guid
   if shooter ~= nil then
     name = shooter.getName()
   end
-  picking = { shooter = shooter_guid, targets = {} }
-  for _, t in ipairs(targets) do
+  picking = { shooter = shooter_guid, item = item, targets = {}, partners = {} }
+  for _, t in ipairs(item.targets) do
     local obj = getObjectFromGUID(t.target_id)
     if obj ~= nil then
-      local odds = odds_text(t)
+      local odds = orders.odds_text(t)
+      local range = orders.range_text(t)
+      local extra = ""
+      if item.partners and type(t.partners) == "table" and #t.partners > 0 then
+        extra = "; could join: " .. table.concat(t.partners, ", ")
+        for _, p in ipairs(t.partners) do
+          picking.partners[p] = false
+        end
+      end
       picking.targets[t.target_id] = obj.getDescription()
-      obj.setDescription(obj.getDescription() .. "\nIf " .. name .. " fires: " .. odds)
+      obj.setDescription(obj.getDescription() .. "\nIf " .. name .. " fires: " .. odds .. extra)
       obj.highlightOn({ 1, 0.85, 0.2 })
+      local head = item.verb
+      if range ~= nil then
+        head = head .. " (" .. range .. ")"
+      end
       model.picks[t.target_id] = {
         click = "tankref_pick_target",
-        label = string.format("Fire (%s\"): %s", util.num(t.range or 0), odds),
-        tooltip = name .. " engages this tank: " .. odds,
+        label = head .. ": " .. odds,
+        tooltip = name .. " " .. string.lower(item.verb) .. "s at this unit: " .. odds .. extra,
       }
       render.redraw_buttons(obj)
     end
+  end
+  for guid in pairs(picking.partners) do
+    partner_button(guid)
   end
   if shooter ~= nil then
     model.picks[shooter_guid] = { click = "tankref_cancel_pick", label = "Cancel target", tooltip = "Stop picking a target" }
     render.redraw_buttons(shooter)
   end
-  render.say(name .. ": click Fire over the target to engage (odds on each).", { 1, 0.85, 0.2 })
+  render.say(name .. ": click " .. item.verb .. " over the target (odds on each).", { 1, 0.85, 0.2 })
+end
+
+function M.toggle_partner(obj)
+  if picking == nil or obj == nil or picking.partners[obj.getGUID()] == nil then
+    return
+  end
+  local guid = obj.getGUID()
+  picking.partners[guid] = not picking.partners[guid]
+  partner_button(guid)
 end
 
 function M.pick(target_obj)
@@ -75,24 +128,57 @@ function M.pick(target_obj)
   if picking.targets[target] == nil then
     return
   end
-  local shooter = picking.shooter
+  local shooter, item = picking.shooter, picking.item
+  local action = { kind = item.kind, target_id = target }
+  for k, v in pairs(item.fields or {}) do
+    action[k] = v
+  end
+  local label = M.label(item)
+  if item.partners then
+    -- Combined fire: every tank firing is named in tank_ids, the shooter first.
+    local ids = { shooter }
+    local partners = {}
+    for guid, on in pairs(picking.partners) do
+      if on then
+        table.insert(partners, guid)
+      end
+    end
+    table.sort(partners)
+    for _, guid in ipairs(partners) do
+      table.insert(ids, guid)
+    end
+    if #ids > 1 then
+      label = label .. " with " .. table.concat(joined_names(), ", ")
+    end
+    action.tank_ids = ids
+  else
+    action.tank_id = shooter
+  end
   M.cancel()
-  actions.act({ kind = "engage", tank_id = shooter, target_id = target }, "Engage")
+  actions.act(action, label)
 end
 
-function M.arm_mortar(guid, ability)
-  mortar = { tank = guid, ability = ability }
-  render.say("Right-click the table where the smoke should land and choose 'tankref: mortar smoke here'.", { 0.85, 0.85, 0.85 })
+function M.label(item)
+  return (string.gsub(item.label, " %(.*%)$", ""))
 end
 
-function M.mortar_at(position)
-  if mortar == nil then
-    render.warn("tankref: choose Smoke on a tank with a smoke mortar first.")
+function M.arm_point(guid, item)
+  pointing = { tank = guid, item = item }
+  render.say("Right-click the table where it should be and choose 'tankref: " .. item.prompt .. "'.", { 0.85, 0.85, 0.85 })
+end
+
+function M.point_at(position)
+  if pointing == nil then
+    render.warn("tankref: choose an order that needs a point first (a tank's right-click menu).")
     return
   end
-  local m = mortar
-  mortar = nil
-  actions.act({ kind = "smoke", tank_id = m.tank, ability = m.ability, x = util.round(position.x, 2), z = util.round(position.z, 2) }, "Mortar smoke")
+  local p = pointing
+  pointing = nil
+  local action = { kind = p.item.kind, tank_id = p.tank, x = util.round(position.x, 2), z = util.round(position.z, 2) }
+  for k, v in pairs(p.item.fields or {}) do
+    action[k] = v
+  end
+  actions.act(action, M.label(p.item))
 end
 
 return M

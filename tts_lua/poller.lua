@@ -6,6 +6,7 @@ local referee = use("referee")
 local render = use("render")
 local http = use("http")
 local scene = use("scene")
+local unitmenu = use("unitmenu")
 
 local M = {}
 
@@ -33,6 +34,7 @@ local function poll()
       end
       if #entries > 0 then
         scene.refresh()
+        unitmenu.refresh()
       end
       Wait.frames(poll, 1)
       return

@@ -3,6 +3,7 @@
 -- objective, routed tanks' destinations and the last line of fire are Global vector lines.
 local util = use("util")
 local model = use("model")
+local rulesets = use("rulesets")
 
 local M = {}
 
@@ -88,8 +89,9 @@ local function highlight(obj, markers)
   obj.highlightOff()
 end
 
--- Entries that take actions back: the models go back to where the referee now has them.
-local RESTORING = { undo = true, void = true }
+-- Entries that take actions back, and moves (a drop snapped to a hex centre or a yard space,
+-- a move chosen from the menu): the models go to where the referee now has them.
+local RESTORING = { undo = true, void = true, move = true }
 
 -- One tank as the referee sees it (a TankView): tooltip, badges, highlight, facing; with
 -- `restore`, its position too (a routed tank's drive is shown as a mark instead: the
@@ -115,6 +117,19 @@ function M.tank(view, restore)
   local pos = obj.getPosition()
   if restore and free and math.abs(pos.x - view.x) + math.abs(pos.z - view.z) > 0.25 then
     obj.setPosition({ view.x, pos.y, view.z })
+  end
+end
+
+-- Set a model where the referee last said it stands, if it is more than a drift away.
+function M.follow(guid)
+  local obj = getObjectFromGUID(guid)
+  local known = model.known[guid]
+  if obj == nil or known == nil or obj.held_by_color ~= nil then
+    return
+  end
+  local pos = obj.getPosition()
+  if math.abs(pos.x - known.x) + math.abs(pos.z - known.z) > 0.25 then
+    obj.setPosition({ known.x, pos.y, known.z })
   end
 end
 
@@ -157,7 +172,7 @@ local function local_rings(lines)
       table.insert(lines, circle(s.x, s.z, 12, RING_COLOURS[2]))
     end
   end
-  if model.state.scenario == "objective" then
+  if rulesets.table_setup(model.state).objective then
     for _, obj in ipairs(getObjectsWithTag("objective")) do
       local p = obj.getPosition()
       table.insert(lines, circle(p.x, p.z, 12, { 1, 0.85, 0.2 }))
@@ -232,6 +247,12 @@ local function apply_event(event)
     else
       model.rout[data.tank_id] = { x = data.x, z = data.z }
       M.say(string.format("Drive the routed %s to the red mark (%s, %s).", data.tank_id, util.num(data.x), util.num(data.z)), { 0.9, 0.2, 0.2 })
+    end
+  elseif event.kind == "place_model" and data.tank_id ~= nil then
+    local obj = getObjectFromGUID(data.tank_id)
+    if obj ~= nil and obj.held_by_color == nil and not model.moving[data.tank_id] then
+      local pos = obj.getPosition()
+      obj.setPosition({ data.x, pos.y, data.z })
     end
   elseif event.kind == "phase_started" then
     model.rout = {} -- a new phase: last phase's rout marks are done with

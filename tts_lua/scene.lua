@@ -1,6 +1,7 @@
 -- scene: the referee's drawing of the table (GET /tables/{id}/scene): smoke rings at their
--- current strength and the objective's ring. Asked again after new log entries, so rings
--- shrink and vanish as screens decay even for smoke laid before this table was loaded.
+-- current strength, the objective's ring, the yard's spaces.
+-- Asked again after new log entries, so rings shrink and vanish as screens decay even for
+-- smoke laid before this table was loaded.
 -- One request at a time; entries arriving meanwhile ask once more when it returns. A
 -- referee without the route leaves the rings drawn from the entries' own smoke events.
 local model = use("model")

@@ -5,13 +5,15 @@ local util = use("util")
 local model = use("model")
 local referee = use("referee")
 local actions = use("actions")
+local rulesets = use("rulesets")
 
 local M = {}
 
 M.SETTLE_SECONDS = 0.3
 local timers = {}
 
--- The play area is 72" x 48" around the origin: a tank put down outside it is in reserve.
+-- The play area is 72" x 48" around the origin: a tank put down outside it is in reserve
+-- (where the ruleset has reserves).
 local AREA = { x = 36, z = 24 }
 
 local function post_tank(obj)
@@ -28,7 +30,7 @@ local function post_tank(obj)
     z = util.round(pos.z, 2),
     facing = util.yaw(obj.getRotation().y),
   }
-  if math.abs(pos.x) > AREA.x or math.abs(pos.z) > AREA.z then
+  if rulesets.get(model.table_ruleset()).reserve and (math.abs(pos.x) > AREA.x or math.abs(pos.z) > AREA.z) then
     body.reserve = true
   end
   if model.state.status == "setup" and obj.getName() ~= "" and model.known[obj.getGUID()] == nil then
@@ -68,7 +70,7 @@ function M.post_terrain(obj)
 end
 
 function M.post_objective(obj)
-  if model.state.scenario ~= "objective" then
+  if not rulesets.table_setup(model.state).objective then
     return
   end
   local pos = obj.getPosition()

@@ -53,25 +53,32 @@ def _cmd_rulings(args: argparse.Namespace) -> int:
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     import importlib
 
-    from tankref.core.ruleset import ruleset_names
+    from tankref.core.ruleset import get_ruleset, ruleset_names
 
     if args.ruleset not in ruleset_names():
         print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)
         return 2
-    # Each ruleset package has its own seeded bots: rulesets/<name>/selfplay.py, play_game.
+    # Each ruleset package has its own seeded bots: rulesets/<name>/selfplay.py, with
+    # play_game(seed, on_step=hook(state, action, result)) returning a record whose `final`
+    # is the end state; the ruleset's summary says how it ended.
     play_game = importlib.import_module(f"tankref.rulesets.{args.ruleset}.selfplay").play_game
+    rules = get_ruleset(args.ruleset)
 
     for seed in range(args.seed, args.seed + args.games):
+        steps = 0
 
-        def show(state: object, action: object, result: object) -> None:
-            for line in getattr(result, "summary", []):
-                print(f"  {line}")
+        def step(state: object, action: object, result: object) -> None:
+            nonlocal steps
+            steps += 1
+            if args.verbose:
+                for line in getattr(result, "summary", []):
+                    print(f"  {line}")
 
         print(f"== game {seed} ==")
-        record = play_game(seed, on_step=show if args.verbose else None)
+        end = rules.summary(play_game(seed, on_step=step).final)
         print(
-            f"game {seed}: {record.reason} (turn {record.turns}, {record.actions} actions)"
-            + (f", winner {record.winner}" if record.winner else "")
+            f"game {seed}: {end.reason or end.status} (turn {end.turn}, {steps} actions)"
+            + (f", winner {end.winner}" if end.winner else "")
         )
     return 0
 
@@ -243,7 +250,7 @@ def _cmd_tts_save(args: argparse.Namespace) -> int:
     from tankref.tts.save import write_save
 
     try:
-        written = write_save(Path(args.path), url=args.url, force=args.force)
+        written = write_save(Path(args.path), url=args.url, force=args.force, ruleset=args.ruleset)
     except (FileExistsError, OSError) as err:
         print(f"tankref tts-save: {err}", file=sys.stderr)
         return 1
@@ -479,6 +486,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the referee the table talks to (default http://127.0.0.1:8765)",
     )
     tts_save.add_argument("--force", action="store_true", help="overwrite an existing file")
+    tts_save.add_argument(
+        "--ruleset",
+        choices=("ttt", "afv", "mtc", "yrd"),
+        default="ttt",
+        help="whose pieces the save holds (units from its cards, its terrain kinds, YRD's "
+        "yard spaces, MTC's hex grid); the board starts on it (default ttt)",
+    )
     tts_save.set_defaults(run=_cmd_tts_save)
     return parser
 

@@ -255,3 +255,12 @@ def test_suppressed_fire_goes_to_the_nearest_enemy_it_could_shoot() -> None:
     game.refused(Fire(tank_id="R1", target_id="B1"), "NO_LINE_OF_SIGHT")
     result = game.fire("R1", "B2", [1, 1])
     assert any(r.clause == "AFV-FR1" and "nearest enemy" in r.text for r in result.rulings)
+
+
+def test_a_shot_redraws_the_shooters_tooltip_with_what_it_did() -> None:
+    """AFV-FR1: the shooter is among the result's changed units (even when its own state did
+    not change), its tooltip saying what it just fired at, so the table redraws it."""
+    game = game_with()
+    result = game.fire("R1", "B1", [1, 1])  # 2: a miss
+    shooter = next(c for c in result.changes if c.tank_id == "R1")
+    assert "Last:" in shooter.tooltip and "B1" in shooter.tooltip

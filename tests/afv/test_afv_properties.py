@@ -23,7 +23,11 @@ def _positions(seeds: range, every: int = 7) -> list[TableState]:
     states: list[TableState] = []
     for seed in seeds:
         taken: list[TableState] = []
-        play_game(seed, turn_limit=4, on_step=taken.append)
+
+        def keep(state: TableState, *_: object, taken: list[TableState] = taken) -> None:
+            taken.append(state)
+
+        play_game(seed, turn_limit=4, on_step=keep)
         states.extend(s for s in taken[::every] if s.status == "playing")
     return states
 

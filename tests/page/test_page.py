@@ -7,8 +7,7 @@ database: the page reconnects by itself and resumes the stream. A 20-tanks-a-sid
 500 log entries stays quick (one page of log rows in the DOM at a time) and still updates
 live. Every request the page makes goes to the referee, and none of them writes.
 
-Chromium comes from Debian (``apt-get install chromium``, done by .ci/run); Playwright never
-downloads a browser here. Without it these tests fail with a message saying so.
+The browser (Debian's Chromium, never downloaded) and the watch on requests are in pagekit.
 """
 
 from __future__ import annotations
@@ -16,75 +15,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pagekit import Watch
 from serverkit import Table, duel, free_port, live_referee, new_table
 
-CHROMIUM = Path("/usr/bin/chromium")
-# Headless, and quiet: the machine's network is closed, and without these Chromium keeps
-# trying to reach its update, sync and field-trial services.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PAGE_SIZE = 20  # log rows on one page (page/log.js)
-TIMEOUT_MS = 10_000
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Debian's Chromium through Playwright, with a fresh profile."""
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium "
-            "(apt-get install -y --no-install-recommends chromium; .ci/run does this)"
-        )
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the Python package playwright is missing: pip install -e '.[test]'")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1366, "height": 768},
-        )
-        context.set_default_timeout(TIMEOUT_MS)
-        yield context
-        context.close()
-
-
-class Watch:
-    """What one page did: every request (URL and method), WebSockets, and script errors."""
-
-    def __init__(self, page: Any) -> None:
-        self.requests: list[tuple[str, str]] = []
-        self.sockets: list[str] = []
-        self.errors: list[str] = []
-        page.on("request", lambda r: self.requests.append((r.method, r.url)))
-        page.on("websocket", lambda ws: self.sockets.append(ws.url))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-    def check_stayed_home(self, url: str) -> None:
-        """Nothing left the referee (no CDN, no telemetry) and nothing but GETs was sent."""
-        host = url.removeprefix("http://")
-        assert self.requests, "the page made no request"
-        assert all(u.startswith(f"{url}/") for _, u in self.requests), self.requests
-        assert {m for m, _ in self.requests} == {"GET"}, self.requests
-        assert all(s.startswith(f"ws://{host}/tables/") for s in self.sockets), self.sockets
-        assert self.errors == []
 
 
 def engage(

@@ -63,3 +63,15 @@ def test_ruleset_registry_knows_ttt() -> None:
     assert ttt.title == "TinyTableTopTanks" and ttt.clause_prefix == "TTT"
     with pytest.raises(KeyError, match="no ruleset"):
         get_ruleset("chess")
+
+
+@pytest.mark.parametrize("ruleset", ["ttt", "afv", "mtc", "yrd"])
+def test_selfplay_plays_every_ruleset(ruleset: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tankref selfplay --ruleset NAME`: each ruleset's seeded bots, one way for all four;
+    the same seed prints the same game."""
+    assert main(["selfplay", "--ruleset", ruleset, "--games", "2", "--seed", "5"]) == 0
+    first = capsys.readouterr().out
+    assert first.count("== game ") == 2
+    assert "game 5: " in first and "game 6: " in first and " actions)" in first
+    assert main(["selfplay", "--ruleset", ruleset, "--games", "2", "--seed", "5"]) == 0
+    assert capsys.readouterr().out == first

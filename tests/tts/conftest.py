@@ -23,9 +23,9 @@ def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveReferee]:
 
 @pytest.fixture
 def tts_table() -> Iterator[Table]:
-    """``tts_table(url, keep=..., seed=..., physics=..., moves=...)``: the save `tankref
-    tts-save` writes, with the players' changes before loading (pieces taken away, the
-    referee seed for a reproducible game), loaded into the fake TTS."""
+    """``tts_table(url, keep=..., seed=..., physics=..., moves=..., ruleset=...)``: the save
+    `tankref tts-save --ruleset` writes, with the players' changes before loading (pieces
+    taken away, the referee seed for a reproducible game), loaded into the fake TTS."""
     made: list[FakeTTS] = []
 
     def make(
@@ -36,8 +36,9 @@ def tts_table() -> Iterator[Table]:
         physics: int = 1,
         moves: dict[str, tuple[float, float, float]] | None = None,
         state: dict[str, Any] | None = None,
+        ruleset: str = "ttt",
     ) -> FakeTTS:
-        save = build_save(url)
+        save = build_save(url, ruleset)
         objects = []
         for obj in save["ObjectStates"]:
             if (

@@ -25,7 +25,8 @@ def test_no_referee_running_says_how_to_start_it(tts_table: Table) -> None:
     assert game.tts.said("tankref serve")
     assert "table_id" not in game.saved  # nothing half-made
     r1 = guid_of(game.tts, "Red 1")
-    game.order(r1, "Wait")
+    assert [m[0] for m in game.tts.get(r1).menu] == ["What may it do?"]  # no options yet
+    game.order(r1, "What may it do?")
     assert game.tts.said("no table yet")
 
 
@@ -50,9 +51,11 @@ def test_a_refusal_is_explained_and_the_model_goes_back(
     assert tts.said("(TTT-M2)")
     assert tts.get(r1).position[2] == -21.0
     assert game.read("/log?limit=500") == log_before
-    # An order out of phase: Blue's tank in Red's phase.
-    game.order(guid_of(tts, "Blue 1"), "Wait")
-    assert tts.said("Wait refused: ")
+    # Out of phase: Blue's tank in Red's phase is offered no Wait; its menu says why not.
+    b1 = guid_of(tts, "Blue 1")
+    assert not any(m[0].startswith("Wait") for m in tts.get(b1).menu)
+    game.order(b1, "What may it do?")
+    assert tts.said("Blue 1 may: nothing now") and tts.said("wait (")
 
 
 def test_a_lost_answer_is_retried_under_the_same_request_id(

@@ -60,7 +60,6 @@ def test_the_save_is_complete_and_well_formed(tmp_path: Path) -> None:
     for tank in tanks:
         card = next(t for t in tank["Tags"] if t.startswith("card:"))[5:]
         assert cards.tank(card) is not None, card
-        assert tank["LuaScript"] == bundle("tank")
         assert tank["Name"] in ("BlockSquare", "BlockRectangle")
     terrain = tagged("terrain")
     assert {k for o in terrain for k in o["Tags"]} >= TERRAIN_KINDS
@@ -74,7 +73,7 @@ def test_the_save_is_complete_and_well_formed(tmp_path: Path) -> None:
         dice = tagged(f"die_{die}")
         assert dice and all(d["Name"] == "Die_6" for d in dice)
     assert "5: HIT" in tagged("die_white")[0]["Description"]  # what each face means
-    assert all(not o["LuaScript"] for o in objects if "tank" not in o["Tags"])
+    assert all(not o["LuaScript"] for o in objects)  # Global builds every menu
 
 
 def test_a_folder_gets_the_next_numbered_name_and_nothing_is_overwritten(tmp_path: Path) -> None:
@@ -96,3 +95,51 @@ def test_help_says_what_it_does(tmp_path: Path) -> None:
     done = _run("tts-save", "--help", cwd=tmp_path)
     assert done.returncode == 0
     assert "--url" in done.stdout and "--force" in done.stdout and "TS_Save_N" in done.stdout
+
+
+def test_each_ruleset_gets_its_own_pieces(tmp_path: Path) -> None:
+    """`--ruleset`: units from that ruleset's cards, its terrain kinds, its dice; YRD's yard
+    spaces as markers; MTC's hex grid in the save's Grid; the board starts on the ruleset."""
+    from tankref.rulesets.afv.cards import default_cards as afv_cards
+    from tankref.rulesets.mtc.cards import default_cards as mtc_cards
+    from tankref.rulesets.yrd.cards import default_cards as yrd_cards
+
+    yard = yrd_cards()
+    cards = {
+        "afv": set(afv_cards().units),
+        "mtc": set(mtc_cards().designs),
+        "yrd": set(yard.tanks) | set(yard.pieces),
+    }
+    terrain = {
+        "afv": {"woods", "hill", "cover", "mud"},
+        "mtc": {"road", "town", "rubble", "crater"},
+    }
+    for ruleset, known in cards.items():
+        done = _run(
+            "tts-save", str(tmp_path / f"{ruleset}.json"), "--ruleset", ruleset, cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+        save = _load(tmp_path / f"{ruleset}.json")
+        assert save["LuaScript"] == bundle("global")
+        assert json.loads(save["LuaScriptState"])["ruleset"] == ruleset
+        objects = save["ObjectStates"]
+        tanks = [o for o in objects if "tank" in o["Tags"]]
+        used = {t[5:] for o in tanks for t in o["Tags"] if t.startswith("card:")}
+        assert used and used <= known, (ruleset, used - known)
+        assert {t for o in tanks for t in o["Tags"] if t.startswith("side:")} == {
+            "side:Red",
+            "side:Blue",
+        }
+        kinds = {t for o in objects if "terrain" in o["Tags"] for t in o["Tags"]}
+        assert kinds - {"terrain", "round"} == terrain.get(ruleset, set())
+        assert not [o for o in objects if "objective" in o["Tags"]]
+        assert [o for o in objects if "die_d6" in o["Tags"]]
+    yrd = _load(tmp_path / "yrd.json")["ObjectStates"]
+    spaces = [o for o in yrd if "yard_space" in o["Tags"]]
+    assert len(spaces) == 12 and any(o["Nickname"] == "Red Attack space" for o in spaces)
+    assert [o for o in yrd if "die_d20" in o["Tags"]]
+    grid = _load(tmp_path / "mtc.json")["Grid"]
+    assert grid["Type"] == 1 and grid["xSize"] == 2.0 and grid["Lines"] is True
+    assert "Grid" not in _load(tmp_path / "afv.json")
+    bad = _run("tts-save", str(tmp_path / "x.json"), "--ruleset", "chess", cwd=tmp_path)
+    assert bad.returncode == 2 and "--ruleset" in bad.stderr

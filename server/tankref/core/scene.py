@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from tankref.core.geometry import Edge, Shape, TableArea
+from tankref.core.hexgrid import HexGrid
 
 
 class PlayerSide(BaseModel):
@@ -57,3 +58,6 @@ class SceneParts(BaseModel):
     players: list[PlayerSide]
     terrain: list[TerrainView]
     rings: list[Ring]
+    # Where a ruleset plays on hexes: the grid, so a front end can draw every hex of the map
+    # lightly (terrain lists only the hexes that are not clear).
+    grid: HexGrid | None = None

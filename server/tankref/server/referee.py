@@ -149,6 +149,7 @@ class TableHost:
             table_id=self.id,
             seq=self.seq,
             ruleset=self.rules.name,
+            ruleset_title=self.rules.title,
             table=self.summary(),
             area=parts.area,
             players=parts.players,
@@ -156,6 +157,7 @@ class TableHost:
             terrain=parts.terrain,
             rings=parts.rings,
             line_of_fire=self.line_of_fire,
+            grid=parts.grid,
         )
 
     def notify(self) -> None:
@@ -302,6 +304,7 @@ class Referee:
             TableListItem(
                 table_id=h.id,
                 ruleset=h.rules.name,
+                ruleset_title=h.rules.title,
                 created_at=h.created_at,
                 seq=h.seq,
                 table=h.summary(),

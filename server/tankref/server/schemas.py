@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.core.dice import SuppliedDice
 from tankref.core.geometry import TableArea
+from tankref.core.hexgrid import HexGrid
 from tankref.core.ruleset import TableSummary, TankPut, TankView
 from tankref.core.scene import LineOfFire, PlayerSide, Ring, TerrainView
 
@@ -89,6 +90,7 @@ class TableCreated(BaseModel):
 class TableListItem(BaseModel):
     table_id: str
     ruleset: str
+    ruleset_title: str = Field(description="The rule system's name, e.g. 'Minimal Tank Combat'.")
     created_at: str
     seq: int
     table: TableSummary
@@ -115,6 +117,7 @@ class Scene(BaseModel):
     table_id: str
     seq: int
     ruleset: str
+    ruleset_title: str = Field(description="The rule system's name, e.g. 'Minimal Tank Combat'.")
     table: TableSummary
     area: TableArea | None = Field(description="The playing area; None where a ruleset has none.")
     players: list[PlayerSide]
@@ -122,6 +125,9 @@ class Scene(BaseModel):
     terrain: list[TerrainView]
     rings: list[Ring] = Field(description="Smoke at its current strength, the objective.")
     line_of_fire: LineOfFire | None = Field(description="The most recent shot, if any.")
+    grid: HexGrid | None = Field(
+        default=None, description="Hex rulesets: the grid the map's hexes lie on (to draw)."
+    )
 
 
 class TankPutRequest(TankPut):

@@ -18,11 +18,13 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
     "global": (
         "util",
         "wire",
-        "items",
+        "rulesets",
+        "orders",
         "model",
         "http",
         "referee",
         "render",
+        "unitmenu",
         "dice",
         "scene",
         "actions",
@@ -32,7 +34,6 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
         "menus",
         "global",
     ),
-    "tank": ("items", "tank"),
 }
 
 HEADER = "-- tankref {version}: TTS script '{script}', bundled by tankref.tts.bundle"

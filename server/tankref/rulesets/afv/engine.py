@@ -238,7 +238,13 @@ def adjudicate(
     new_state = ctx.state
     new_state.dice = ctx.bag.settled_state()
     ctx.result.rolls = ctx.bag.rolls
-    for unit_id in ctx.edited:
+    # The acting unit is listed even when its state did not change (a shot spends nothing it
+    # tracks), so the table redraws its tooltip with what it just did.
+    acting = getattr(action, "tank_id", None)
+    changed = ctx.edited
+    if isinstance(acting, str) and acting in new_state.units and acting not in changed:
+        changed = [*changed, acting]
+    for unit_id in changed:
         after = new_state.units.get(unit_id)
         before = state.units.get(unit_id)
         if after is None:

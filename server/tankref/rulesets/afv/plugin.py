@@ -16,7 +16,14 @@ from tankref.core.results import Result
 from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.afv import NAME, engine
-from tankref.rulesets.afv.actions import ACTION_ADAPTER, Action, Move, PlaceTank, PlaceTerrain
+from tankref.rulesets.afv.actions import (
+    ACTION_ADAPTER,
+    Action,
+    Move,
+    PlaceTank,
+    PlaceTerrain,
+    RemoveTank,
+)
 from tankref.rulesets.afv.odds import ShotOdds, hit_distribution, odds_for
 from tankref.rulesets.afv.presentation import markers, tooltip, unit_label
 from tankref.rulesets.afv.state import AfvOptions, AfvPlayer, TableState, TerrainPiece
@@ -178,6 +185,10 @@ class Afv:
 
     def action_schema(self) -> dict[str, Any]:
         return ACTION_ADAPTER.json_schema()
+
+    def tank_remove(self, state: Any, tank_id: str) -> Action:
+        """The model was taken off the table (the rules decide whether that may be)."""
+        return RemoveTank(tank_id=tank_id)
 
     def tank_put(self, state: Any, tank_id: str, put: TankPut) -> Action | None:
         """Setup: (re)place the unit. Play: a move the engine measures; None for drift.

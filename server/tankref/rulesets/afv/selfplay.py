@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Circle
+from tankref.core.results import Result
 from tankref.rulesets.afv.actions import (
     Action,
     Disembark,
@@ -107,7 +108,7 @@ def _allowed(options: list[Option]) -> dict[str, Option]:
     return {o.kind: o for o in options if o.allowed}
 
 
-StepHook = Callable[[TableState], None]
+StepHook = Callable[[TableState, Action, Result], None]
 
 
 def play_game(
@@ -118,7 +119,8 @@ def play_game(
     on_step: StepHook | None = None,
 ) -> GameRecord:
     """Play a seeded game to its end; raise ``SelfPlayError`` on any disagreement.
-    ``on_step`` sees the state after every accepted action (for property tests)."""
+    ``on_step(state, action, result)`` is called after every accepted action with the new
+    state (for property tests and ``tankref selfplay --verbose``)."""
     rng = random.Random(seed * 7919 + 1)
     state = random_table(seed, turn_limit=turn_limit)
     record = GameRecord(seed=seed, final=state)
@@ -126,7 +128,7 @@ def play_game(
     def act(action: Action, *, may_refuse: bool = False) -> bool:
         nonlocal state
         try:
-            state = adjudicate(state, action).state
+            outcome = adjudicate(state, action)
         except RulesError as err:
             if may_refuse:
                 record.refused_moves += 1
@@ -134,9 +136,10 @@ def play_game(
             raise SelfPlayError(
                 f"seed {seed}: {action!r} was allowed but refused: {err!r}"
             ) from err
+        state = outcome.state
         record.steps += 1
         if on_step is not None:
-            on_step(state)
+            on_step(state, action, outcome.result)
         record.kinds[action.kind] = record.kinds.get(action.kind, 0) + 1
         if record.steps > max_steps:
             raise SelfPlayError(f"seed {seed}: no end after {max_steps} steps")

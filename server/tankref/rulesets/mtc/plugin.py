@@ -32,6 +32,7 @@ from tankref.rulesets.mtc.actions import (
     Move,
     PlaceTank,
     PlaceTerrain,
+    RemoveTank,
     SetObjective,
 )
 from tankref.rulesets.mtc.cards import Design
@@ -197,7 +198,7 @@ class MinimalTankCombat:
         return views
 
     def scene_parts(self, state: Any) -> SceneParts:
-        """The map area and each hex that is not clear, drawn as its hexagon."""
+        """The map area and its hex grid, and each hex that is not clear as its hexagon."""
         assert isinstance(state, TableState)
         terrain = []
         for key, kind in sorted(state.terrain.items()):
@@ -216,6 +217,7 @@ class MinimalTankCombat:
             players=[PlayerSide(id=p) for p in state.players],
             terrain=terrain,
             rings=[],
+            grid=state.grid,
         )
 
     def line_of_fire(self, state: Any, result: Result) -> LineOfFire | None:
@@ -248,6 +250,10 @@ class MinimalTankCombat:
 
     def action_schema(self) -> dict[str, Any]:
         return ACTION_ADAPTER.json_schema()
+
+    def tank_remove(self, state: Any, tank_id: str) -> Action:
+        """The model was taken off the table (the rules decide whether that may be)."""
+        return RemoveTank(tank_id=tank_id)
 
     def tank_put(self, state: Any, tank_id: str, put: TankPut) -> Action | None:
         """Setup: (re)place the tank. Play: a move to the hex under the drop; None when the

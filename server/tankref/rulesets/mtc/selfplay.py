@@ -53,6 +53,7 @@ class GameRecord:
     destroyed: int
     winner: str | None
     reason: str
+    final: TableState
 
 
 def _random_design(rng: random.Random) -> Design:
@@ -187,4 +188,5 @@ def play_game(seed: int, on_step: StepHook | None = None) -> GameRecord:
         destroyed=destroyed,
         winner=state.winner,
         reason=state.game_over_reason or "",
+        final=state,
     )

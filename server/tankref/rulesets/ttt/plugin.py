@@ -19,6 +19,7 @@ from tankref.rulesets.ttt.actions import (
     Move,
     PlaceTank,
     PlaceTerrain,
+    RemoveTank,
     SetObjective,
 )
 from tankref.rulesets.ttt.odds import ShotOdds
@@ -142,6 +143,10 @@ class TinyTableTopTanks:
 
     def action_schema(self) -> dict[str, Any]:
         return ACTION_ADAPTER.json_schema()
+
+    def tank_remove(self, state: Any, tank_id: str) -> Action:
+        """The model was taken off the table (the rules decide whether that may be)."""
+        return RemoveTank(tank_id=tank_id)
 
     def tank_put(self, state: Any, tank_id: str, put: TankPut) -> Action | None:
         """Setup: (re)place the tank. Play: a move the engine classifies; None for drift."""

@@ -149,6 +149,10 @@ class TankYard:
     def action_schema(self) -> dict[str, Any]:
         return ACTION_ADAPTER.json_schema()
 
+    def tank_remove(self, state: Any, tank_id: str) -> Action:
+        """The model was taken off the table (the rules decide whether that may be)."""
+        return RemoveTank(tank_id=tank_id)
+
     def tank_put(self, state: Any, tank_id: str, put: TankPut) -> Action | None:
         """A model where TTS reports it. A tank card: a placement in setup, a move between its
         yard's spaces in the match (None: still on the same space). A piece card: the piece

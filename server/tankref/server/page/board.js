@@ -23,45 +23,125 @@ const BADGES = {
 };
 function badge(marker) {
   if (BADGES[marker]) return BADGES[marker];
+  if (marker.length <= 6) return marker; // "HP 4/5", "Moved", "Piece": short enough as they are
   const words = marker.split(/\s+/).filter((w) => /^[A-Za-z]/.test(w));
   const short = words.length > 1 ? words.map((w) => w[0]).join("").slice(0, 3) : marker.slice(0, 2);
   const count = marker.match(/x(\d+)$/);
   return short + (count ? count[1] : "");
 }
 
+// Colours for the terrain words the rulesets use (a kind not listed is drawn grey; its name
+// is in the legend and the tooltip either way).
 const TERRAIN = {
   forest: { fill: "#4f7d3a", opacity: 0.55 },
+  woods: { fill: "#4f7d3a", opacity: 0.55 },
   blocking: { fill: "#4a4a4a", opacity: 0.75 },
+  building: { fill: "#4a4a4a", opacity: 0.75 },
+  town: { fill: "#8d6e63", opacity: 0.7 },
+  cover: { fill: "#a0845c", opacity: 0.45 },
   cover1: { fill: "#a0845c", opacity: 0.45 },
   cover2: { fill: "#7a5c3a", opacity: 0.6 },
   hill: { fill: "#c9b27c", opacity: 0.55 },
+  road: { fill: "#b0a48a", opacity: 0.8 },
+  rubble: { fill: "#8a8a80", opacity: 0.6 },
+  crater: { fill: "#5d5348", opacity: 0.6 },
+  rough: { fill: "#9c8f5a", opacity: 0.5 },
+  mud: { fill: "#6d5a3f", opacity: 0.55 },
+  soft: { fill: "#b8a36a", opacity: 0.45 },
+  clear: { fill: "#dfe6c9", opacity: 0 },
 };
 
+export function terrainLook(kind) {
+  return TERRAIN[kind] || { fill: "#9a9a9a", opacity: 0.5 };
+}
+
 function terrainShape(piece) {
-  const look = TERRAIN[piece.kind] || { fill: "#9a9a9a", opacity: 0.5 };
+  const look = terrainLook(piece.kind);
   const shape = piece.shape || {};
   const attrs = { class: `terrain terrain-${piece.kind}`, fill: look.fill, "fill-opacity": look.opacity,
     stroke: look.fill, "stroke-width": 0.25, "data-terrain": piece.id };
   let node;
   let cx = 0;
   let cz = 0;
+  let width = 0;
   if (shape.shape === "circle") {
     node = svg("circle", { ...attrs, cx: shape.x, cy: -shape.z, r: shape.radius });
     cx = shape.x;
     cz = shape.z;
+    width = 2 * shape.radius;
   } else if (shape.shape === "polygon" && Array.isArray(shape.points) && shape.points.length) {
-    node = svg("polygon", { ...attrs, points: shape.points.map(([x, z]) => `${x},${-z}`).join(" ") });
+    node = svg("polygon", { ...attrs, points: shape.points.map(([x, z]) => `${num(x, 3)},${num(-z, 3)}`).join(" ") });
     cx = shape.points.reduce((s, p) => s + p[0], 0) / shape.points.length;
     cz = shape.points.reduce((s, p) => s + p[1], 0) / shape.points.length;
+    const xs = shape.points.map((p) => p[0]);
+    width = Math.max(...xs) - Math.min(...xs);
   } else return null;
   const label = piece.label || piece.kind;
+  // The name on the piece where it fits, else its kind; on a piece too small for either (a
+  // 2" hex) the colour, the legend and the tooltip say what it is.
+  const fits = (text) => Math.min(1.2, (0.9 * width) / (0.6 * text.length));
+  const shown = fits(label) >= 0.6 ? label : piece.kind;
+  const size = fits(shown);
   return svg("g", {},
     node,
     svg("title", { text: `${label} (${piece.kind})` }),
-    svg("text", { class: "terrain-label", x: cx, y: -cz, "text-anchor": "middle", text: label }));
+    size >= 0.6 ? svg("text", { class: "terrain-label", x: num(cx, 3), y: num(-cz, 3),
+      "text-anchor": "middle", "font-size": num(size, 2), text: shown }) : null);
 }
 
-function ring(r) {
+// --- a hex grid (rulesets that play on hexes): the same arithmetic as tankref.core.hexgrid ---
+
+const SQRT3 = Math.sqrt(3);
+const MAX_CELLS = 20000; // a map of tiny hexes: draw no grid rather than stall the page
+
+function hexCentre(g, q, r) {
+  const w = g.hex_width;
+  return g.orientation === "pointy"
+    ? [g.origin_x + w * (q + r / 2), g.origin_z + ((w * SQRT3) / 2) * r]
+    : [g.origin_x + ((w * SQRT3) / 2) * q, g.origin_z + w * (r + q / 2)];
+}
+
+/** Every hex whose centre lies in the area (edges included), as [q, r]. */
+export function hexesIn(g, a) {
+  const eps = 1e-9;
+  const w = g.hex_width;
+  const step = (w * SQRT3) / 2;
+  const out = [];
+  const pointy = g.orientation === "pointy";
+  // Pointy: rows of constant r, then q along x; flat: columns of constant q, then r along z.
+  const [oMajor, lo, hi] = pointy ? [g.origin_z, a.z_min, a.z_max] : [g.origin_x, a.x_min, a.x_max];
+  const [oMinor, lo2, hi2] = pointy ? [g.origin_x, a.x_min, a.x_max] : [g.origin_z, a.z_min, a.z_max];
+  for (let m = Math.ceil((lo - oMajor) / step - eps); m <= Math.floor((hi - oMajor) / step + eps); m++) {
+    const first = Math.ceil((lo2 - oMinor) / w - m / 2 - eps);
+    const last = Math.floor((hi2 - oMinor) / w - m / 2 + eps);
+    for (let n = first; n <= last; n++) {
+      out.push(pointy ? [n, m] : [m, n]);
+      if (out.length > MAX_CELLS) return null;
+    }
+  }
+  return out;
+}
+
+/** The map's hexes as one light path (one element, however many hexes). */
+function hexGrid(g, a) {
+  const cells = hexesIn(g, a);
+  if (!cells) return null;
+  const start = g.orientation === "pointy" ? 30 : 0;
+  const rad = g.hex_width / SQRT3;
+  const parts = cells.map(([q, r]) => {
+    const [cx, cz] = hexCentre(g, q, r);
+    const points = [];
+    for (let i = 0; i < 6; i++) {
+      const angle = ((start + 60 * i) * Math.PI) / 180;
+      points.push(`${num(cx + rad * Math.cos(angle), 3)} ${num(-(cz + rad * Math.sin(angle)), 3)}`);
+    }
+    return `M${points.join("L")}Z`;
+  });
+  return svg("path", { class: "hex-grid", d: parts.join(""), "data-cells": cells.length,
+    "data-orientation": g.orientation, "data-hex-width": g.hex_width });
+}
+
+function ring(r, colours) {
   if (r.kind === "smoke") {
     const level = Math.max(0, Number(r.level) || 0);
     return svg("g", { class: "ring smoke", "data-ring": r.id, "data-level": level },
@@ -77,12 +157,20 @@ function ring(r) {
       svg("circle", { cx: r.x, cy: -r.z, r: 0.6, fill: "#d4a017" }),
       svg("title", { text: r.label || "Objective" }));
   }
-  return svg("g", { class: `ring ring-${r.kind}`, "data-ring": r.id },
-    svg("circle", { cx: r.x, cy: -r.z, r: r.radius, fill: "none", stroke: "#777", "stroke-width": 0.2 }),
-    svg("title", { text: r.label || r.kind }));
+  // Any other ring a ruleset draws (a yard's spaces, ...): its owner's colour, its label under it.
+  const stroke = (r.owner && colours.get(r.owner)) || "#777";
+  // The colour says whose it is, so the label drops the owner's name; sized to the ring.
+  const label = r.owner && r.label && r.label.startsWith(`${r.owner} `) ? r.label.slice(r.owner.length + 1) : r.label;
+  const size = label ? Math.min(0.95, (2.6 * r.radius) / (0.55 * label.length)) : 0;
+  return svg("g", { class: `ring ring-${r.kind}`, "data-ring": r.id, "data-owner": r.owner || null },
+    svg("circle", { cx: r.x, cy: -r.z, r: r.radius, fill: stroke, "fill-opacity": 0.07, stroke,
+      "stroke-width": 0.25, "stroke-dasharray": r.owner ? null : "0.6 0.4" }),
+    svg("title", { text: r.label || r.kind }),
+    label ? svg("text", { class: "ring-label", x: r.x, y: -r.z + r.radius + 1.1, "text-anchor": "middle",
+      "font-size": num(size, 2), text: label }) : null);
 }
 
-function tank(t, colour, selected, onSelect) {
+function tank(t, colour, selected, onSelect, scale) {
   const destroyed = t.markers.includes("Destroyed");
   const body = destroyed ? "#8c8c8c" : colour;
   const markers = t.markers.filter((m) => m !== "Destroyed");
@@ -96,7 +184,7 @@ function tank(t, colour, selected, onSelect) {
       "stroke-linecap": "round" }));
   const g = svg("g", {
     class: "tank" + (destroyed ? " destroyed" : "") + (selected ? " selected" : ""),
-    transform: `translate(${num(t.x, 3)} ${num(-t.z, 3)})`,
+    transform: `translate(${num(t.x, 3)} ${num(-t.z, 3)})` + (scale < 1 ? ` scale(${num(scale, 3)})` : ""),
     tabindex: 0, role: "button", "aria-pressed": selected ? "true" : "false", "aria-label": label,
     "data-tank": t.tank_id, "data-player": t.player, "data-x": t.x, "data-z": t.z,
     "data-facing": t.facing,
@@ -108,13 +196,15 @@ function tank(t, colour, selected, onSelect) {
   hull,
   destroyed ? svg("path", { d: "M-1.3 -1.3 L1.3 1.3 M1.3 -1.3 L-1.3 1.3", stroke: "#222", "stroke-width": 0.3 }) : null,
   svg("text", { class: "tank-label", y: 3.1, "text-anchor": "middle", text: t.tank_id }));
-  markers.forEach((m, i) => {
+  let x = 1.6; // badges side by side, each as wide as its text
+  markers.forEach((m) => {
     const text = badge(m);
     const w = 0.75 + 0.6 * text.length;
-    const x = 1.6 + i * (w + 0.2);
+    const at = x;
+    x += w + 0.2;
     g.append(svg("g", { class: "badge", "data-marker": m },
-      svg("rect", { x, y: -2.9, width: w, height: 1.5, rx: 0.4, fill: "#fff8dc", stroke: "#333", "stroke-width": 0.1 }),
-      svg("text", { x: x + w / 2, y: -1.8, "text-anchor": "middle", text })));
+      svg("rect", { x: at, y: -2.9, width: w, height: 1.5, rx: 0.4, fill: "#fff8dc", stroke: "#333", "stroke-width": 0.1 }),
+      svg("text", { x: at + w / 2, y: -1.8, "text-anchor": "middle", text })));
   });
   const choose = () => onSelect(t.tank_id);
   g.addEventListener("click", choose);
@@ -143,11 +233,13 @@ export function drawBoard(node, scene, { selected, onSelect }) {
   const colours = playerColours(scene);
   node.setAttribute("viewBox", `${a.x_min} ${-a.z_max} ${a.x_max - a.x_min} ${a.z_max - a.z_min}`);
   node.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  const hexes = scene.grid ? hexGrid(scene.grid, a) : null;
   const grid = svg("g", { class: "grid" });
-  for (let x = Math.ceil(a.x_min / 6) * 6; x <= a.x_max; x += 6) {
+  // Six-inch squares to judge distances by, unless the table is a hex map.
+  for (let x = Math.ceil(a.x_min / 6) * 6; !hexes && x <= a.x_max; x += 6) {
     grid.append(svg("line", { x1: x, y1: -a.z_max, x2: x, y2: -a.z_min }));
   }
-  for (let z = Math.ceil(a.z_min / 6) * 6; z <= a.z_max; z += 6) {
+  for (let z = Math.ceil(a.z_min / 6) * 6; !hexes && z <= a.z_max; z += 6) {
     grid.append(svg("line", { x1: a.x_min, y1: -z, x2: a.x_max, y2: -z }));
   }
   const layers = [
@@ -159,7 +251,8 @@ export function drawBoard(node, scene, { selected, onSelect }) {
     grid,
     svg("text", { class: "compass", x: a.x_max - 1.5, y: -a.z_max + 2.5, "text-anchor": "middle", text: "N ↑" }),
     svg("g", { class: "terrain-layer" }, (scene.terrain || []).map(terrainShape)),
-    svg("g", { class: "ring-layer" }, (scene.rings || []).map(ring)),
+    hexes,
+    svg("g", { class: "ring-layer" }, (scene.rings || []).map((r) => ring(r, colours))),
   ];
   const fire = scene.line_of_fire;
   if (fire) {
@@ -174,9 +267,11 @@ export function drawBoard(node, scene, { selected, onSelect }) {
   const onTable = (scene.tanks || []).filter((t) => t.on_table);
   // Destroyed tanks underneath, so a live tank standing on a wreck stays clickable.
   onTable.sort((p, q) => Number(q.markers.includes("Destroyed")) - Number(p.markers.includes("Destroyed")));
+  // On a hex map a model stands in one hex: drawn to fit it (the glyph is 3.4" long).
+  const scale = scene.grid ? Math.min(1, scene.grid.hex_width / 3.6) : 1;
   layers.push(svg("g", { class: "tank-layer" },
-    onTable.map((t) => tank(t, colours.get(t.player) || "#666", t.tank_id === selected, onSelect))));
-  node.replaceChildren(...layers);
+    onTable.map((t) => tank(t, colours.get(t.player) || "#666", t.tank_id === selected, onSelect, scale))));
+  node.replaceChildren(...layers.filter(Boolean));
   node.dataset.seq = String(scene.seq);
   return colours;
 }

@@ -3,7 +3,7 @@
 // Read-only: only GETs and the stream; no token is ever asked for or stored.
 
 import { get, tablePath, ApiError } from "./api.js";
-import { drawBoard } from "./board.js";
+import { drawBoard, terrainLook } from "./board.js";
 import { luckNodes, oddsNodes } from "./charts.js";
 import { el, replace } from "./dom.js";
 import { LogView } from "./log.js";
@@ -71,7 +71,7 @@ async function refreshList() {
       : (s.active_player ? `${s.active_player}'s phase` : "–");
     return el("tr", { "data-table": t.table_id },
       el("th", { scope: "row" }, el("a", { href: `#/tables/${encodeURIComponent(t.table_id)}`, text: t.table_id })),
-      el("td", { text: t.ruleset }),
+      el("td", { text: t.ruleset_title || t.ruleset, title: t.ruleset, "data-ruleset": t.ruleset }),
       el("td", { text: s.status }),
       el("td", { text: String(s.turn) }),
       el("td", { text: phase }),
@@ -103,6 +103,7 @@ class TableView {
     this.scene = null;
     this.selected = null;
     this.colours = new Map();
+    this.rulesTitle = null;
     this.socket = null;
     this.backoff = 500;
     this.retry = null;
@@ -151,6 +152,7 @@ class TableView {
 
   banner(s) {
     const parts = [el("strong", { text: `Table ${this.id}` })];
+    if (this.rulesTitle) parts.push(el("span", { class: "rules", text: this.rulesTitle }));
     if (s.status === "over") {
       parts.push(el("span", { class: "status over", text: s.winner ? `Game over: ${s.winner} wins` : "Game over: a draw" }));
       if (s.reason) parts.push(el("span", { class: "muted", text: s.reason }));
@@ -164,7 +166,13 @@ class TableView {
         parts.push(chip);
       }
     }
-    parts.push(el("span", { class: "muted", text: (s.players || []).join(" v ") }));
+    // The players in their board colours (by setup order: ids need not be Red and Blue).
+    const players = (s.players || []).map((id, i) => {
+      const swatch = el("span", { class: "swatch", "aria-hidden": "true" });
+      swatch.style.background = this.colours.get(id) || "#666";
+      return [i ? " v " : "", el("span", { class: "player", "data-player": id }, swatch, id)];
+    });
+    parts.push(el("span", { class: "players muted" }, players));
     replace($("banner"), parts);
     $("banner").dataset.status = s.status;
     $("banner").dataset.turn = String(s.turn);
@@ -221,6 +229,7 @@ class TableView {
     }
     if (this.closed) return;
     this.scene = scene;
+    this.rulesTitle = scene.ruleset_title || scene.ruleset || null;
     this.colours = drawBoard($("board"), scene, { selected: this.selected, onSelect: (id) => this.select(id) });
     if (scene.table) this.banner(scene.table);
     this.legend(scene);
@@ -236,9 +245,18 @@ class TableView {
       swatch.style.background = colour;
       items.push(el("li", { "data-player": player }, swatch,
         el("strong", { text: player }),
-        ` ${tanks.length} tank${tanks.length === 1 ? "" : "s"}`,
+        ` ${tanks.length} unit${tanks.length === 1 ? "" : "s"}`,
         lost ? `, ${lost} destroyed` : "",
         away.length ? `, off the table: ${away.join(", ")}` : ""));
+    }
+    // Each kind of terrain on the table, in its board colour.
+    const kinds = [...new Set((scene.terrain || []).map((t) => t.kind))];
+    for (const kind of kinds) {
+      const swatch = el("span", { class: "swatch terrain", "aria-hidden": "true" });
+      const look = terrainLook(kind);
+      swatch.style.background = look.fill;
+      swatch.style.opacity = String(Math.max(0.35, look.opacity));
+      items.push(el("li", { class: "terrain-kind", "data-kind": kind }, swatch, kind));
     }
     replace($("legend"), items);
   }
@@ -263,8 +281,11 @@ class TableView {
       nodes = oddsNodes(reply, byId);
     } catch (err) {
       if (!(err instanceof ApiError)) return; // unreachable for now: keep what is shown
+      // The ruleset says why there are no odds (out of phase, a space that makes no attack,
+      // a piece that does not fire ...): shown as it comes, with the clause.
       const why = err.clause ? ` (${err.clause})` : "";
-      nodes = [el("p", { class: "note", text: `${tankId} may not engage now: ${err.message}${why}` })];
+      nodes = [el("p", { class: "note no-odds", "data-code": err.code || String(err.status),
+        text: `No odds for ${tankId} now: ${err.message}${why}` })];
     }
     if (this.closed || tankId !== this.selected) return;
     // The likeliest kills first; the rest one click away (20 enemies make a long list).

@@ -39,7 +39,7 @@ async def remove_tank(tank_id: ObjectId, access: WriteDep) -> Response:
         access.host,
         request_id=None,
         request={"remove_tank": tank_id},
-        build=lambda _: rules.parse_action({"kind": "remove_tank", "tank_id": tank_id}),
+        build=lambda state: rules.tank_remove(state, tank_id),
     )
     return json_reply(reply)
 
