@@ -8,8 +8,9 @@
 from __future__ import annotations
 
 from tablekit import Game, duel
+from tankref.core.options import Option
 from tankref.rulesets.ttt.actions import EndPhase, Engage, Move, Smoke, Wait
-from tankref.rulesets.ttt.engine import Option, options_for
+from tankref.rulesets.ttt.engine import options_for
 from tankref.rulesets.ttt.presentation import markers
 
 MISS_R1 = [1, 1, 1, 1]  # tiger-i, 4 white dice, all blank

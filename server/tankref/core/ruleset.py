@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -142,6 +142,33 @@ class Ruleset(Protocol):
     ) -> Sequence[BaseModel]: ...  # against one target, or every enemy it may Engage, best first
 
     def luck_trials(self, state_before: Any, action: Any, result: Result) -> list[LuckTrial]: ...
+
+
+class ModelState:
+    """The state plumbing of a ruleset whose table state is one pydantic model with a
+    ``dice`` field and a ``clone()`` (a working copy): load it, dump it, read its dice, and
+    replace its dice (what undo and void need). A plugin sets ``state_model``."""
+
+    state_model: ClassVar[type[BaseModel]]
+
+    def _state(self, state: Any) -> Any:
+        if not isinstance(state, self.state_model):
+            raise TypeError(f"not a {self.state_model.__name__}: {type(state).__name__}")
+        return state
+
+    def load_state(self, text: str | bytes) -> Any:
+        return self.state_model.model_validate_json(text)
+
+    def dump_state(self, state: Any) -> str:
+        return cast(str, self._state(state).model_dump_json())
+
+    def dice_state(self, state: Any) -> DiceState:
+        return cast(DiceState, self._state(state).dice)
+
+    def with_dice(self, state: Any, dice: DiceState) -> Any:
+        copy = self._state(state).clone()
+        copy.dice = dice.model_copy()
+        return copy
 
 
 _REGISTRY: dict[str, Callable[[], Ruleset]] = {}

@@ -11,7 +11,6 @@ Distances: the table reports inches; every rule distance is in cm (``cards.inche
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -29,6 +28,7 @@ from tankref.core.geometry import (
     segment_enters,
     signed_angle,
 )
+from tankref.core.options import Option, option
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
 from tankref.rulesets.afv import rules
 from tankref.rulesets.afv.actions import (
@@ -1140,27 +1140,6 @@ def _disembark(ctx: Context, action: Disembark) -> None:
 # --- what may this unit do now ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Option:
-    kind: str
-    allowed: bool
-    code: str | None = None
-    clause: str | None = None
-    reason: str | None = None
-    detail: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
-
-
-def _try(kind: str, check: Callable[[], dict[str, Any] | None]) -> Option:
-    try:
-        detail = check()
-    except RulesError as err:
-        return Option(kind, False, err.code, err.clause, err.message)
-    return Option(kind, True, detail=detail)
-
-
 def options_for(state: TableState, unit_id: str, *, odds: bool = True) -> list[Option]:
     """What ``unit_id`` may do now, each refusal with its code and clause. Changes nothing.
 
@@ -1189,8 +1168,8 @@ def options_for(state: TableState, unit_id: str, *, odds: bool = True) -> list[O
                 detail["tolerance"] = state.options.retreat_tolerance
         return detail
 
-    out.append(_try("move", move_check))
-    out.append(_try("evade", lambda: {"rate_cm": check_evade(state, unit_id).card.move_cm / 2}))
+    out.append(option("move", move_check))
+    out.append(option("evade", lambda: {"rate_cm": check_evade(state, unit_id).card.move_cm / 2}))
 
     def spot_check() -> dict[str, Any]:
         targets = []
@@ -1212,7 +1191,7 @@ def options_for(state: TableState, unit_id: str, *, odds: bool = True) -> list[O
             )
         return {"targets": targets}
 
-    out.append(_try("spot", spot_check))
+    out.append(option("spot", spot_check))
 
     def fire_check() -> dict[str, Any]:
         weapons = []
@@ -1252,7 +1231,7 @@ def options_for(state: TableState, unit_id: str, *, odds: bool = True) -> list[O
             raise first or RulesError("NO_TARGETS", "AFV-FR1", f"{unit_label(unit)} has no target")
         return {"weapons": weapons}
 
-    out.append(_try("fire", fire_check))
+    out.append(option("fire", fire_check))
 
     def embark_check() -> dict[str, Any]:
         carriers = []
@@ -1272,7 +1251,7 @@ def options_for(state: TableState, unit_id: str, *, odds: bool = True) -> list[O
             raise first or RulesError("NO_CARRIER", "AFV-SPC1", "no friendly carrier on the table")
         return {"carriers": carriers}
 
-    out.append(_try("embark", embark_check))
+    out.append(option("embark", embark_check))
 
     def disembark_check() -> dict[str, Any]:
         if unit.carried_by is None:
@@ -1281,7 +1260,7 @@ def options_for(state: TableState, unit_id: str, *, odds: bool = True) -> list[O
         check_disembark(state, Disembark(tank_id=unit_id, x=carrier.x, z=carrier.z))
         return {"carrier_id": carrier.id, "within_cm": unit.card.move_cm}
 
-    out.append(_try("disembark", disembark_check))
+    out.append(option("disembark", disembark_check))
     return out
 
 

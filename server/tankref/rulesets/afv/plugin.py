@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -13,7 +13,7 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea, distance
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.afv import NAME, engine
 from tankref.rulesets.afv.actions import (
@@ -67,10 +67,11 @@ _TERRAIN_LABEL = {
 
 
 @dataclass(frozen=True)
-class Afv:
+class Afv(ModelState):
     name: str = NAME
     title: str = "AFV"
     clause_prefix: str = "AFV"
+    state_model: ClassVar[type[BaseModel]] = TableState
 
     # --- tables ----------------------------------------------------------------------------
     @property
@@ -83,23 +84,6 @@ class Afv:
     def new_table(self, setup: BaseModel, dice: DiceState) -> TableState:
         assert isinstance(setup, AfvSetup)
         return engine.new_table(setup.players, options=setup.options, area=setup.area, dice=dice)
-
-    def load_state(self, text: str | bytes) -> TableState:
-        return TableState.from_json(text)
-
-    def dump_state(self, state: Any) -> str:
-        assert isinstance(state, TableState)
-        return state.to_json()
-
-    def dice_state(self, state: Any) -> DiceState:
-        assert isinstance(state, TableState)
-        return state.dice
-
-    def with_dice(self, state: Any, dice: DiceState) -> TableState:
-        assert isinstance(state, TableState)
-        copy = state.clone()
-        copy.dice = dice.model_copy()
-        return copy
 
     def summary(self, state: Any) -> TableSummary:
         assert isinstance(state, TableState)

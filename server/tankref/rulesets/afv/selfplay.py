@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Circle
+from tankref.core.options import Option
 from tankref.core.results import Result
 from tankref.rulesets.afv.actions import (
     Action,
@@ -36,7 +37,7 @@ from tankref.rulesets.afv.actions import (
     StartGame,
 )
 from tankref.rulesets.afv.cards import default_cards
-from tankref.rulesets.afv.engine import Option, adjudicate, new_table, options_for
+from tankref.rulesets.afv.engine import adjudicate, new_table, options_for
 from tankref.rulesets.afv.state import AfvOptions, TableState, TerrainPiece
 
 __all__ = ["GameRecord", "SelfPlayError", "StepHook", "play_game", "random_table"]

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from tankref.core.dice import DiceBag, DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea, bounding_radius, contains, shape_center
 from tankref.core.hexgrid import Hex, HexGrid
+from tankref.core.options import Option, option
 from tankref.core.results import Event, Modifier, Result, RulingNote, TankChange
 from tankref.rulesets.mtc import rules
 from tankref.rulesets.mtc.actions import (
@@ -568,27 +569,6 @@ def _fire(ctx: Context, action: Fire) -> None:
 # --- what may this tank do now --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Option:
-    kind: str
-    allowed: bool
-    code: str | None = None
-    clause: str | None = None
-    reason: str | None = None
-    detail: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
-
-
-def _try(kind: str, check: Callable[[], dict[str, Any] | None]) -> Option:
-    try:
-        detail = check()
-    except RulesError as err:
-        return Option(kind, False, err.code, err.clause, err.message)
-    return Option(kind, True, detail=detail)
-
-
 def options_for(state: TableState, tank_id: str) -> list[Option]:
     """What ``tank_id`` may do now, each refusal with its code and clause. Changes nothing.
 
@@ -650,4 +630,4 @@ def options_for(state: TableState, tank_id: str) -> list[Option]:
                 f"it is {state.active_player}'s {state.step} phase",
             )
 
-    return [_try("move", move_check), _try("fire", fire_check), _try("end_phase", end_check)]
+    return [option("move", move_check), option("fire", fire_check), option("end_phase", end_check)]

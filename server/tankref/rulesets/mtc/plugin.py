@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
@@ -23,7 +23,7 @@ from tankref.core.geometry import Polygon, Shape, TableArea
 from tankref.core.hexgrid import Hex, HexGrid
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.mtc import engine, rules
 from tankref.rulesets.mtc.actions import (
@@ -105,10 +105,11 @@ _TERRAIN_ADAPTER: TypeAdapter[TerrainBody] = TypeAdapter(TerrainBody)
 
 
 @dataclass(frozen=True)
-class MinimalTankCombat:
+class MinimalTankCombat(ModelState):
     name: str = NAME
     title: str = "Minimal Tank Combat"
     clause_prefix: str = "MTC"
+    state_model: ClassVar[type[BaseModel]] = TableState
 
     # --- tables ----------------------------------------------------------------------------
     @property
@@ -142,23 +143,6 @@ class MinimalTankCombat:
             options=setup.options,
             dice=dice,
         )
-
-    def load_state(self, text: str | bytes) -> TableState:
-        return TableState.from_json(text)
-
-    def dump_state(self, state: Any) -> str:
-        assert isinstance(state, TableState)
-        return state.to_json()
-
-    def dice_state(self, state: Any) -> DiceState:
-        assert isinstance(state, TableState)
-        return state.dice
-
-    def with_dice(self, state: Any, dice: DiceState) -> TableState:
-        assert isinstance(state, TableState)
-        copy = state.clone()
-        copy.dice = dice.model_copy()
-        return copy
 
     def summary(self, state: Any) -> TableSummary:
         assert isinstance(state, TableState)

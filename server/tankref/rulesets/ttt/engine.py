@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
+from tankref.core.options import Option, option
 from tankref.core.results import Result, TankChange
 from tankref.rulesets.ttt import combat, morale, movement, setup, smoke, turns
 from tankref.rulesets.ttt import odds as shot_odds
@@ -174,27 +175,6 @@ def _change(before: TankState | None, after: TankState, last: str | None) -> Tan
 # --- what may this tank do now ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Option:
-    kind: str
-    allowed: bool
-    code: str | None = None
-    clause: str | None = None
-    reason: str | None = None
-    detail: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
-
-
-def _try(kind: str, check: Callable[[], dict[str, Any] | None]) -> Option:
-    try:
-        detail = check()
-    except RulesError as err:
-        return Option(kind, False, err.code, err.clause, err.message)
-    return Option(kind, True, detail=detail)
-
-
 def options_for(state: TableState, tank_id: str, *, odds: bool = True) -> list[Option]:
     """What ``tank_id`` may do now, each refusal with its code and clause. Changes nothing.
 
@@ -220,7 +200,7 @@ def options_for(state: TableState, tank_id: str, *, odds: bool = True) -> list[O
             "entry_edges": None if tank.on_table else movement.entry_edges(state, tank),
         }
 
-    out.append(_try("move", move_check))
+    out.append(option("move", move_check))
 
     def engage_check() -> dict[str, Any]:
         targets = []
@@ -249,17 +229,17 @@ def options_for(state: TableState, tank_id: str, *, odds: bool = True) -> list[O
             raise first or RulesError("NO_TARGETS", "TTT-E1", f"{tank.name} has no enemy in sight")
         return {"targets": targets}
 
-    out.append(_try("engage", engage_check))
+    out.append(option("engage", engage_check))
 
     def wait_check() -> None:
         movement.check_wait(state, tank_id)
 
-    out.append(_try("wait", wait_check))
+    out.append(option("wait", wait_check))
 
     def recover_check() -> None:
         morale.check_recover(state, Recover(tank_id=tank_id))
 
-    out.append(_try("recover", recover_check))
+    out.append(option("recover", recover_check))
 
     def smoke_check() -> dict[str, Any]:
         usable = []
@@ -285,7 +265,7 @@ def options_for(state: TableState, tank_id: str, *, odds: bool = True) -> list[O
             raise last or RulesError("NO_SMOKE", "TTT-SM1", f"{tank.name}'s card has no smoke")
         return {"abilities": usable}
 
-    out.append(_try("smoke", smoke_check))
+    out.append(option("smoke", smoke_check))
     return out
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.ttt import engine, luck, movement, odds, scene
 from tankref.rulesets.ttt.actions import (
@@ -57,10 +57,11 @@ _SETUP_ADAPTER: TypeAdapter[TableSetup] = TypeAdapter(TableSetup)
 
 
 @dataclass(frozen=True)
-class TinyTableTopTanks:
+class TinyTableTopTanks(ModelState):
     name: str = NAME
     title: str = "TinyTableTopTanks"
     clause_prefix: str = "TTT"
+    state_model: ClassVar[type[BaseModel]] = TableState
 
     # --- tables ----------------------------------------------------------------------------
     @property
@@ -75,23 +76,6 @@ class TinyTableTopTanks:
         return engine.new_table(
             setup.players, scenario=setup.scenario, options=setup.options, dice=dice
         )
-
-    def load_state(self, text: str | bytes) -> TableState:
-        return TableState.from_json(text)
-
-    def dump_state(self, state: Any) -> str:
-        assert isinstance(state, TableState)
-        return state.to_json()
-
-    def dice_state(self, state: Any) -> DiceState:
-        assert isinstance(state, TableState)
-        return state.dice
-
-    def with_dice(self, state: Any, dice: DiceState) -> TableState:
-        assert isinstance(state, TableState)
-        copy = state.clone()
-        copy.dice = dice.model_copy()
-        return copy
 
     def summary(self, state: Any) -> TableSummary:
         assert isinstance(state, TableState)

@@ -24,6 +24,7 @@ from typing import Any
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Circle, Edge, Point, Polygon, TableArea, distance, point_at
+from tankref.core.options import Option
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import (
     Action,
@@ -41,7 +42,7 @@ from tankref.rulesets.ttt.actions import (
     Wait,
 )
 from tankref.rulesets.ttt.cards import default_cards
-from tankref.rulesets.ttt.engine import Option, adjudicate, new_table, options_for
+from tankref.rulesets.ttt.engine import adjudicate, new_table, options_for
 from tankref.rulesets.ttt.state import (
     Options,
     Player,

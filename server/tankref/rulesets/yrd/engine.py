@@ -12,7 +12,7 @@ and the attacks but not their order in a turn).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceBag, DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
+from tankref.core.options import Option, option
 from tankref.core.results import Event, Modifier, Result, RulingNote, TankChange
 from tankref.rulesets.yrd import contest
 from tankref.rulesets.yrd.actions import (
@@ -918,27 +919,6 @@ def _anti_tank(ctx: _Ctx, action: AntiTank) -> None:
 # --- what may this unit do now ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Option:
-    kind: str
-    allowed: bool
-    code: str | None = None
-    clause: str | None = None
-    reason: str | None = None
-    detail: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
-
-
-def _try(kind: str, check: Callable[[], dict[str, Any] | None]) -> Option:
-    try:
-        detail = check()
-    except RulesError as err:
-        return Option(kind, False, err.code, err.clause, err.message)
-    return Option(kind, True, detail=detail)
-
-
 KINDS = ("move", "attack", "anti_tank", "end_turn")
 
 
@@ -1019,8 +999,8 @@ def options_for(state: TableState, unit_id: str, *, odds: bool = True) -> list[O
         check_end_turn(state, tank.player)
 
     return [
-        _try("move", move_check),
-        _try("attack", attack_check),
-        _try("anti_tank", anti_tank_check),
-        _try("end_turn", end_turn_check),
+        option("move", move_check),
+        option("attack", attack_check),
+        option("anti_tank", anti_tank_check),
+        option("end_turn", end_turn_check),
     ]

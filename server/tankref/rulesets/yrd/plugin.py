@@ -8,7 +8,7 @@ terrain and no objective, so those requests are refused with a clear code.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -17,7 +17,7 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.yrd import engine, scene
 from tankref.rulesets.yrd.actions import (
@@ -83,10 +83,11 @@ _SETUP_ADAPTER: TypeAdapter[YardSetup] = TypeAdapter(YardSetup)
 
 
 @dataclass(frozen=True)
-class TankYard:
+class TankYard(ModelState):
     name: str = NAME
     title: str = "Tank yard (chapter 12)"
     clause_prefix: str = "YRD"
+    state_model: ClassVar[type[BaseModel]] = TableState
 
     # --- tables ----------------------------------------------------------------------------
     @property
@@ -101,23 +102,6 @@ class TankYard:
         return engine.new_table(
             setup.players, options=setup.options, first_player=setup.first_player, dice=dice
         )
-
-    def load_state(self, text: str | bytes) -> TableState:
-        return TableState.from_json(text)
-
-    def dump_state(self, state: Any) -> str:
-        assert isinstance(state, TableState)
-        return state.to_json()
-
-    def dice_state(self, state: Any) -> DiceState:
-        assert isinstance(state, TableState)
-        return state.dice
-
-    def with_dice(self, state: Any, dice: DiceState) -> TableState:
-        assert isinstance(state, TableState)
-        copy = state.clone()
-        copy.dice = dice.model_copy()
-        return copy
 
     def summary(self, state: Any) -> TableSummary:
         assert isinstance(state, TableState)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
+from tankref.core.options import Option
 from tankref.core.results import Result
 from tankref.rulesets.yrd.actions import (
     Action,
@@ -32,7 +33,7 @@ from tankref.rulesets.yrd.actions import (
     StartGame,
 )
 from tankref.rulesets.yrd.cards import default_cards
-from tankref.rulesets.yrd.engine import Option, adjudicate, new_table, options_for
+from tankref.rulesets.yrd.engine import adjudicate, new_table, options_for
 from tankref.rulesets.yrd.state import TANK_SPACES, Options, Party, TableState
 
 __all__ = ["GameRecord", "SelfPlayError", "StepHook", "play_game", "random_table"]
