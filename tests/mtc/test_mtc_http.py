@@ -57,6 +57,7 @@ def test_a_short_game_over_http(referee: LiveReferee) -> None:
     table.ok(table.http.put(table.path("/terrain/crater-1"), json=crater))
     entry = table.ok(table.act({"kind": "start_game"}, dice=d6(4, 4, 5, 2)))["entry"]
     assert entry["table"]["active_player"] == "Red"
+    assert entry["table"]["phase"] == "movement"  # MTC-INI1: P1 move, P1 combat, ...
     assert "1 tie re-rolled" in " ".join(entry["chat"])
 
     options = table.ok(table.http.get(table.path("/tanks/R1/options")))
@@ -73,7 +74,8 @@ def test_a_short_game_over_http(referee: LiveReferee) -> None:
         ]
         is False
     )
-    table.ok(table.act({"kind": "end_phase", "player": "Red"}))
+    ended = table.ok(table.act({"kind": "end_phase", "player": "Red"}))["entry"]
+    assert (ended["table"]["active_player"], ended["table"]["phase"]) == ("Red", "combat")
 
     odds = table.ok(table.http.get(table.path("/tanks/R1/odds")))["odds"]
     assert odds[0]["target_id"] == "B1" and odds[0]["column"] == "1-1"

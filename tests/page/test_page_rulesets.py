@@ -302,7 +302,7 @@ def test_a_minimal_tank_combat_table(browser: Any, tmp_path: Path) -> None:
         moved = table.ok(table.put_tank("R1", card="raider", player="Red", facing=90, **at(2, 0)))
         page.wait_for_selector(f'#log > li[data-seq="{moved["seq"]}"]')
         table.ok(table.act({"kind": "end_phase", "player": "Red"}))
-        page.wait_for_selector('#banner:has-text("Turn 1")')
+        page.wait_for_selector('#banner .phase:has-text("Red\'s combat phase")')
         odds = check_odds(page, table, "R1")
         assert odds["odds"][0]["column"] == "1-1"
         assert "column 1-1" in page.locator('#odds .odds[data-target="B1"] .facts').inner_text()

@@ -72,6 +72,11 @@ class TableSummary(BaseModel):
     players: list[str]
     winner: str | None = None
     reason: str | None = None
+    phase: str | None = Field(
+        default=None,
+        description="The step of the active player's turn where a ruleset has several (MTC: "
+        "movement, combat); None where a player's phase is all one.",
+    )
 
 
 class Outcome(Protocol):

@@ -153,6 +153,7 @@ class MinimalTankCombat(ModelState):
             players=list(state.players),
             winner=state.winner,
             reason=state.game_over_reason,
+            phase=state.step if state.status == "playing" else None,
         )
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:

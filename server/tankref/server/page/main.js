@@ -8,6 +8,11 @@ import { luckNodes, oddsNodes } from "./charts.js";
 import { el, replace } from "./dom.js";
 import { LogView } from "./log.js";
 
+/** "Red's phase", or "Red's combat phase" where the ruleset names the step. */
+function phaseName(s) {
+  return s.phase ? `${s.active_player}'s ${s.phase} phase` : `${s.active_player}'s phase`;
+}
+
 const $ = (id) => document.getElementById(id);
 const ODDS_SHOWN = 5;
 
@@ -68,7 +73,7 @@ async function refreshList() {
     const s = t.table;
     const phase = s.status === "over"
       ? (s.winner ? `${s.winner} won` : "over")
-      : (s.active_player ? `${s.active_player}'s phase` : "–");
+      : (s.active_player ? phaseName(s) : "–");
     return el("tr", { "data-table": t.table_id },
       el("th", { scope: "row" }, el("a", { href: `#/tables/${encodeURIComponent(t.table_id)}`, text: t.table_id })),
       el("td", { text: t.ruleset_title || t.ruleset, title: t.ruleset, "data-ruleset": t.ruleset }),
@@ -161,7 +166,7 @@ class TableView {
     } else {
       parts.push(el("span", { class: "turn", text: `Turn ${s.turn}` }));
       if (s.active_player) {
-        const chip = el("span", { class: "phase", text: `${s.active_player}'s phase` });
+        const chip = el("span", { class: "phase", text: phaseName(s) });
         chip.style.borderColor = this.colours.get(s.active_player) || "#666";
         parts.push(chip);
       }
