@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from tankref.core.dice import DieSpec
 from tankref.core.errors import DataError
 
 M = TypeVar("M", bound=BaseModel)
@@ -63,6 +64,22 @@ def parse_entries(
         except ValidationError as exc:
             for err in exc.errors():
                 problems.append(f"{path}: {label}: {_field_path(err['loc'])}: {err['msg']}")
+
+
+def read_dice(folder: Path, problems: list[str], need: dict[str, str]) -> dict[str, DieSpec]:
+    """The dice of ``folder/dice.toml`` by name; each die in ``need`` (name -> what the rules
+    roll it for) that the file lacks is a problem."""
+    path = folder / "dice.toml"
+    dice: dict[str, DieSpec] = {}
+    data = read_toml(path, problems)
+    if data is None:
+        return dice
+    for die in parse_entries(path, "die", DieSpec, data, problems, label_key="name"):
+        dice[die.name] = die
+    for name, why in need.items():
+        if name not in dice:
+            problems.append(f"{path}: no {name} die ({why})")
+    return dice
 
 
 def raise_if(problems: list[str]) -> None:

@@ -151,8 +151,8 @@ class Ruleset(Protocol):
 
 class ModelState:
     """The state plumbing of a ruleset whose table state is one pydantic model with a
-    ``dice`` field and a ``clone()`` (a working copy): load it, dump it, read its dice, and
-    replace its dice (what undo and void need). A plugin sets ``state_model``."""
+    ``dice`` field and a ``clone()`` (a working copy): load it, dump it, read its dice,
+    replace its dice (what undo and void need) and sum it up. A plugin sets ``state_model``."""
 
     state_model: ClassVar[type[BaseModel]]
 
@@ -174,6 +174,20 @@ class ModelState:
         copy = self._state(state).clone()
         copy.dice = dice.model_copy()
         return copy
+
+    def summary(self, state: Any) -> TableSummary:
+        """From the fields such states share (``status``, ``turn``, ``active_player``,
+        ``players`` with an ``id`` each, ``winner``, ``game_over_reason``); a ruleset whose
+        state says more (a step name, players as plain ids) gives its own."""
+        s = self._state(state)
+        return TableSummary(
+            status=s.status,
+            turn=s.turn,
+            active_player=s.active_player if s.status == "playing" else None,
+            players=[p.id for p in s.players],
+            winner=s.winner,
+            reason=s.game_over_reason,
+        )
 
 
 _REGISTRY: dict[str, Callable[[], Ruleset]] = {}

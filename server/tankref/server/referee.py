@@ -130,14 +130,15 @@ class TableHost:
             dice.pop("seed", None)  # the secret behind the commitment, until the game is over
         return data
 
-    def note_shot(self, seq: int, result: Result) -> None:
+    def note_shot(self, seq: int, step: Step) -> None:
         """Keep the line of each shot still in effect: the scene draws the latest one, and
         an undo or void takes its line back with it."""
-        line = self.rules.line_of_fire(self.state, result)
+        if step.takes_back is not None:
+            self.shots.pop(step.takes_back, None)
+            return
+        line = self.rules.line_of_fire(self.state, step.result)
         if line is not None:
             self.shots[seq] = line.model_copy(update={"seq": seq})
-        for taken_back in self.timeline.cancelled:
-            self.shots.pop(taken_back, None)
 
     @property
     def line_of_fire(self) -> LineOfFire | None:
@@ -431,7 +432,7 @@ class Referee:
         # Committed: only now does the table move on.
         host.timeline.commit(step, seq)
         host.seq = seq
-        host.note_shot(seq, step.result)
+        host.note_shot(seq, step)
         if request_id is not None:
             host.requests[request_id] = (seq, request_sha)
         host.notify()
@@ -493,6 +494,6 @@ def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
                 host.damaged = f"event {event.seq} no longer replays: {exc}"
                 log.error("table %s: %s", host.id, host.damaged)
             else:
-                host.note_shot(event.seq, step.result)
+                host.note_shot(event.seq, step)
         host.seq = event.seq
     return host

@@ -111,13 +111,10 @@ def _object(
 RULESETS = ("ttt", "afv", "mtc", "yrd")
 
 
-def build_save(url: str = DEFAULT_URL, ruleset: str = "ttt") -> dict[str, Any]:
-    """The save as a dict (write it with ``json.dumps``): TTT's table, or another ruleset's."""
-    if ruleset != "ttt":
-        return _other_save(url, ruleset)
-    cards = load_cards()
-    guids = _Guids()
-    objects: list[dict[str, Any]] = [
+def _table_and_board(guids: _Guids, url: str, deploy: str = "") -> list[dict[str, Any]]:
+    """What every save starts with: the 72" x 48" play area and the tankref board."""
+    area = "The referee's table: x from -36 to 36, z from -24 to 24 (inches)."
+    return [
         _object(
             guids.next(),
             "BlockSquare",
@@ -125,8 +122,7 @@ def build_save(url: str = DEFAULT_URL, ruleset: str = "ttt") -> dict[str, Any]:
             (0.0, 0.5, 0.0),
             scale=(72.0, 0.2, 48.0),
             colour=(0.42, 0.5, 0.32),
-            description="The referee's table: x from -36 to 36, z from -24 to 24 (inches). "
-            "Red deploys along the south edge (z -24), Blue along the north (z 24).",
+            description=f"{area} {deploy}".strip(),
             locked=True,
         ),
         _object(
@@ -141,6 +137,19 @@ def build_save(url: str = DEFAULT_URL, ruleset: str = "ttt") -> dict[str, Any]:
             locked=True,
         ),
     ]
+
+
+def build_save(url: str = DEFAULT_URL, ruleset: str = "ttt") -> dict[str, Any]:
+    """The save as a dict (write it with ``json.dumps``): TTT's table, or another ruleset's."""
+    if ruleset != "ttt":
+        return _other_save(url, ruleset)
+    cards = load_cards()
+    guids = _Guids()
+    objects = _table_and_board(
+        guids,
+        url,
+        "Red deploys along the south edge (z -24), Blue along the north (z 24).",
+    )
     for side, nickname, card_id, x, z, facing in TANKS:
         card = cards.tank(card_id)
         assert card is not None, card_id
@@ -360,29 +369,7 @@ def _other_save(url: str, ruleset: str) -> dict[str, Any]:
         raise ValueError(f"no ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
     guids = _Guids()
     known = _card_ids(ruleset)
-    objects: list[dict[str, Any]] = [
-        _object(
-            guids.next(),
-            "BlockSquare",
-            "Play area (72 x 48 in)",
-            (0.0, 0.5, 0.0),
-            scale=(72.0, 0.2, 48.0),
-            colour=(0.42, 0.5, 0.32),
-            description="The referee's table: x from -36 to 36, z from -24 to 24 (inches).",
-            locked=True,
-        ),
-        _object(
-            guids.next(),
-            "BlockRectangle",
-            "tankref board",
-            (0.0, TABLE_Y, -32.0),
-            scale=(4.0, 0.3, 2.0),
-            colour=(0.2, 0.2, 0.2),
-            tags=("tankref_board",),
-            description=f"Referee: {url}",
-            locked=True,
-        ),
-    ]
+    objects = _table_and_board(guids, url)
     for side, nickname, card_id, x, z, facing in OTHER_UNITS[ruleset]:
         assert card_id in known, (ruleset, card_id)
         objects.append(

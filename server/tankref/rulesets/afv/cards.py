@@ -7,13 +7,14 @@ cards it uses, so a later edit never changes a game already played.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tankref.core.carddata import parse_entries, raise_if, read_toml, shipped_dir
+from tankref.core.carddata import parse_entries, raise_if, read_dice, read_toml, shipped_dir
 from tankref.core.dice import DieSpec
 
 CM_PER_INCH = 2.54
@@ -124,24 +125,12 @@ def load_cards(folder: Path | None = None) -> CardSet:
     for card in units.values():
         if card.degrades_to is not None and card.degrades_to not in units:
             problems.append(f"{path}: unit ({card.id}): degrades_to: no unit {card.degrades_to!r}")
-    dice: dict[str, DieSpec] = {}
-    dice_path = folder / "dice.toml"
-    data = read_toml(dice_path, problems)
-    if data is not None:
-        for die in parse_entries(dice_path, "die", DieSpec, data, problems, label_key="name"):
-            dice[die.name] = die
-        if DIE not in dice:
-            problems.append(f"{dice_path}: no die called {DIE!r}")
+    dice = read_dice(folder, problems, need={DIE: "every AFV roll"})
     raise_if(problems)
     return CardSet(units=units, dice=dice)
 
 
-_DEFAULT: CardSet | None = None
-
-
+@functools.cache
 def default_cards() -> CardSet:
     """The shipped cards, read once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = load_cards()
-    return _DEFAULT
+    return load_cards()

@@ -13,7 +13,7 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea, distance
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.afv import NAME, engine
 from tankref.rulesets.afv.actions import (
@@ -84,17 +84,6 @@ class Afv(ModelState):
     def new_table(self, setup: BaseModel, dice: DiceState) -> TableState:
         assert isinstance(setup, AfvSetup)
         return engine.new_table(setup.players, options=setup.options, area=setup.area, dice=dice)
-
-    def summary(self, state: Any) -> TableSummary:
-        assert isinstance(state, TableState)
-        return TableSummary(
-            status=state.status,
-            turn=state.turn,
-            active_player=state.active_player if state.status == "playing" else None,
-            players=[p.id for p in state.players],
-            winner=state.winner,
-            reason=state.game_over_reason,
-        )
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:
         assert isinstance(state, TableState)

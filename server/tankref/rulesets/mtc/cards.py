@@ -8,12 +8,13 @@ design is reported at once, so a player fixes them all in one go.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tankref.core.carddata import parse_entries, raise_if, read_toml, shipped_dir
+from tankref.core.carddata import parse_entries, raise_if, read_dice, read_toml, shipped_dir
 from tankref.core.dice import DieSpec
 
 DIE = "d6"
@@ -92,26 +93,12 @@ def load_cards(folder: Path | None = None, max_bp: int = MAX_BP) -> CardSet:
             if design.id in designs:
                 problems.append(f"{label}: id: used by another design already")
             designs[design.id] = design
-    die: DieSpec | None = None
-    dice_path = folder / "dice.toml"
-    data = read_toml(dice_path, problems)
-    if data is not None:
-        for spec in parse_entries(dice_path, "die", DieSpec, data, problems, label_key="name"):
-            if spec.name == DIE:
-                die = spec
-        if die is None:
-            problems.append(f"{dice_path}: no die named {DIE!r}")
+    dice = read_dice(folder, problems, need={DIE: "initiative and combat rolls"})
     raise_if(problems)
-    assert die is not None
-    return CardSet(designs=designs, die=die)
+    return CardSet(designs=designs, die=dice[DIE])
 
 
-_DEFAULT: CardSet | None = None
-
-
+@functools.cache
 def default_cards() -> CardSet:
     """The shipped cards, read once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = load_cards()
-    return _DEFAULT
+    return load_cards()

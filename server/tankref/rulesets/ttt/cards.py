@@ -6,6 +6,7 @@ uses when the table is created, so a later edit never changes a game already pla
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tankref.core.carddata import parse_entries, raise_if, read_toml, shipped_dir
+from tankref.core.carddata import parse_entries, raise_if, read_dice, read_toml, shipped_dir
 from tankref.core.dice import DieSpec
 
 Side = Literal["front", "side", "rear", "turret"]
@@ -180,12 +181,8 @@ def load_cards(folder: Path | None = None, extra: Sequence[Path] = ()) -> CardSe
             else:
                 tanks[card.id] = card
 
-    dice: dict[str, DieSpec] = {}
-    dice_path = folder / "dice.toml"
-    data = read_toml(dice_path, problems)
-    if data is not None:
-        for die in parse_entries(dice_path, "die", DieSpec, data, problems, label_key="name"):
-            dice[die.name] = die
+    # Which dice a table needs is checked with the rest of the rules data (RulesData).
+    dice = read_dice(folder, problems, need={})
 
     deck: list[DamageCard] = []
     deck_path = folder / "damage-deck.toml"
@@ -202,12 +199,7 @@ def load_cards(folder: Path | None = None, extra: Sequence[Path] = ()) -> CardSe
     return CardSet(tanks=tanks, rules=rules)
 
 
-_DEFAULT: CardSet | None = None
-
-
+@functools.cache
 def default_cards() -> CardSet:
     """The shipped cards, read once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = load_cards()
-    return _DEFAULT
+    return load_cards()

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.ttt import engine, luck, movement, odds, scene
 from tankref.rulesets.ttt.actions import (
@@ -75,17 +75,6 @@ class TinyTableTopTanks(ModelState):
         assert isinstance(setup, TableSetup)
         return engine.new_table(
             setup.players, scenario=setup.scenario, options=setup.options, dice=dice
-        )
-
-    def summary(self, state: Any) -> TableSummary:
-        assert isinstance(state, TableState)
-        return TableSummary(
-            status=state.status,
-            turn=state.turn,
-            active_player=state.active_player if state.status == "playing" else None,
-            players=[p.id for p in state.players],
-            winner=state.winner,
-            reason=state.game_over_reason,
         )
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:

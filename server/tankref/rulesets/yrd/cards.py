@@ -6,12 +6,13 @@ is created and a unit's card when it is placed, so a later edit never changes a 
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tankref.core.carddata import parse_entries, raise_if, read_toml, shipped_dir
+from tankref.core.carddata import parse_entries, raise_if, read_dice, read_toml, shipped_dir
 from tankref.core.dice import DieSpec
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -82,24 +83,12 @@ def load_cards(folder: Path | None = None) -> CardSet:
             if unique(path, "piece", piece.id):
                 pieces[piece.id] = piece
 
-    dice: dict[str, DieSpec] = {}
-    path = folder / "dice.toml"
-    data = read_toml(path, problems)
-    if data is not None:
-        for die in parse_entries(path, "die", DieSpec, data, problems, label_key="name"):
-            dice[die.name] = die
-        if DAMAGE_DIE not in dice:
-            problems.append(f"{path}: no {DAMAGE_DIE} (the Attack space's damage die, YRD-AT1)")
+    dice = read_dice(folder, problems, need={DAMAGE_DIE: "the Attack space's damage die, YRD-AT1"})
     raise_if(problems)
     return CardSet(tanks=tanks, pieces=pieces, dice=dice)
 
 
-_DEFAULT: CardSet | None = None
-
-
+@functools.cache
 def default_cards() -> CardSet:
     """The shipped cards, read once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = load_cards()
-    return _DEFAULT
+    return load_cards()

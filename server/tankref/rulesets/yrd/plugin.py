@@ -17,7 +17,7 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.yrd import engine, scene
 from tankref.rulesets.yrd.actions import (
@@ -101,17 +101,6 @@ class TankYard(ModelState):
         assert isinstance(setup, YardSetup)
         return engine.new_table(
             setup.players, options=setup.options, first_player=setup.first_player, dice=dice
-        )
-
-    def summary(self, state: Any) -> TableSummary:
-        assert isinstance(state, TableState)
-        return TableSummary(
-            status=state.status,
-            turn=state.turn,
-            active_player=state.active_player if state.status == "playing" else None,
-            players=[p.id for p in state.players],
-            winner=state.winner,
-            reason=state.game_over_reason,
         )
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:
