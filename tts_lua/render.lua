@@ -2,6 +2,7 @@
 -- description; markers are badges (buttons used as labels) and a highlight; smoke, the
 -- objective, routed tanks' destinations and the last line of fire are Global vector lines.
 local util = use("util")
+local seatview = use("seatview")
 local model = use("model")
 local rulesets = use("rulesets")
 
@@ -47,12 +48,16 @@ function M.redraw_buttons(obj)
   local guid = obj.getGUID()
   obj.clearButtons()
   for i, marker in ipairs(model.markers[guid] or {}) do
+    -- Badges stack down the reader's view, over the turret.
+    local at = seatview.place(obj, -0.4 - 0.35 * (i - 1), 0.5)
     obj.createButton({
       click_function = "tankref_noop",
       function_owner = Global,
       label = marker,
       tooltip = marker,
-      position = { 0, 1.2, -0.4 - 0.35 * (i - 1) },
+      position = at.position,
+      rotation = at.rotation,
+      scale = at.scale,
       width = 900,
       height = 160,
       font_size = 120,
@@ -62,12 +67,22 @@ function M.redraw_buttons(obj)
   end
   local pick = model.picks[guid]
   if pick ~= nil then
+    -- Read by the side picking: the side of the model whose pick is "Cancel target".
+    local reader = nil
+    for shooter, p in pairs(model.picks) do
+      if p.click == "tankref_cancel_pick" then
+        reader = seatview.side_of(getObjectFromGUID(shooter))
+      end
+    end
+    local at = seatview.place(obj, 0.6, 0.7, reader)
     obj.createButton({
       click_function = pick.click,
       function_owner = Global,
       label = pick.label,
       tooltip = pick.tooltip,
-      position = { 0, 1.4, 0.6 },
+      position = at.position,
+      rotation = at.rotation,
+      scale = at.scale,
       width = 1800,
       height = 220,
       font_size = 110,

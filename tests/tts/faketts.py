@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import fakeworld
 import httpx
 from lupa import lua52
 
@@ -157,6 +158,8 @@ class FakeTTS:
                 script_state=state.get("LuaScriptState", ""),
             )
             tts.objects[obj.guid] = obj
+        for guid in fakeworld.drop_the_fallen(save):  # nothing under it: it falls, it is lost
+            tts.objects[guid].destroyed = True
         tts.global_script = save.get("LuaScript", "")
         tts.global_state = save.get("LuaScriptState", "")
         tts.load()
@@ -828,6 +831,7 @@ class ObjectView:
             "tooltip": str(p.get("tooltip", "")),
             "click_function": str(p["click_function"]),
             "owner": owner._obj if isinstance(owner, ObjectView) else None,
+            "params": {k: v for k, v in p.items() if k in ("position", "rotation", "scale")},
         }
         self._obj.buttons.append(button)
         return True

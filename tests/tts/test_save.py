@@ -69,10 +69,18 @@ def test_the_save_is_complete_and_well_formed(tmp_path: Path) -> None:
     assert (
         len(tagged("damage_deck")) == 1 and "Immobilized" in tagged("damage_deck")[0]["Description"]
     )
-    for die in ("white", "red", "green"):
+    # Built-in coloured dice: the plain white d6, the rounded d6 in its red and green materials.
+    for die, name, material in (
+        ("white", "Die_6", 0),
+        ("red", "Die_6_Rounded", 1),
+        ("green", "Die_6_Rounded", 2),
+    ):
         dice = tagged(f"die_{die}")
-        assert dice and all(d["Name"] == "Die_6" for d in dice)
+        assert dice and all(d["Name"] == name and d["MaterialIndex"] == material for d in dice)
     assert "5: HIT" in tagged("die_white")[0]["Description"]  # what each face means
+    assert "1: nothing" in tagged("die_white")[0]["Description"]
+    green = tagged("die_green")[0]["Description"]
+    assert "blank" not in green and "4-5 Shaken" in green and "TTT-MO3" in green
     assert all(not o["LuaScript"] for o in objects)  # Global builds every menu
 
 
