@@ -67,12 +67,10 @@ function M.redraw_buttons(obj)
   end
   local pick = model.picks[guid]
   if pick ~= nil then
-    -- Read by the side picking: the side of the model whose pick is "Cancel target".
+    -- A target's pick is read by the side shooting at it: the other side.
     local reader = nil
-    for shooter, p in pairs(model.picks) do
-      if p.click == "tankref_cancel_pick" then
-        reader = seatview.side_of(getObjectFromGUID(shooter))
-      end
+    if pick.click == "tankref_pick_target" then
+      reader = seatview.other(seatview.side_of(obj))
     end
     local at = seatview.place(obj, 0.6, 0.7, reader)
     obj.createButton({

@@ -55,4 +55,14 @@ function M.side_of(obj)
   return nil
 end
 
+-- The other side of a two-seat table, or nil.
+function M.other(side)
+  if side == "Red" then
+    return "Blue"
+  elseif side == "Blue" then
+    return "Red"
+  end
+  return nil
+end
+
 return M

@@ -239,9 +239,9 @@ def inspect(save: dict[str, Any]) -> list[str]:
         if p.locked:
             if p.flat and _hidden(save, world, p):
                 problems.append(f"{what}: a locked surface flush with or under the top")
-            if p.name in f.rests and below is not None and p.bottom is not None:
-                if abs(p.bottom - below) > 0.05:
-                    problems.append(f"{what}: scenery at {p.y:.3f} is not resting on {below:.3f}")
+            resting = below is None or p.bottom is None or abs(p.bottom - below) <= 0.05
+            if p.name in f.rests and not resting:
+                problems.append(f"{what}: scenery at {p.y:.3f} is not resting on {below:.3f}")
             continue
         if below is None:
             problems.append(f"{what}: nothing under it at ({p.x}, {p.z}): it falls and is lost")
@@ -261,10 +261,12 @@ def inspect(save: dict[str, Any]) -> list[str]:
                 problems.append(f"{a.nickname or a.name} overlaps {b.nickname or b.name}")
         for b in world:
             # A loose piece inside a solid locked one (a building, not what it stands on).
-            if b.locked and b.flat and b.top is not None and a.bottom is not None:
-                if b.top > a.bottom + TOLERANCE and _overlap(a.corners(), b.corners()):
-                    if b.bottom is not None and b.bottom < (a.top or a.y) - TOLERANCE:
-                        problems.append(f"{a.nickname or a.name} is inside {b.nickname}")
+            if not (b.flat and b.top is not None and b.bottom is not None and a.bottom):
+                continue
+            above_its_base = b.top > a.bottom + TOLERANCE
+            below_its_top = b.bottom < (a.top or a.y) - TOLERANCE
+            if above_its_base and below_its_top and _overlap(a.corners(), b.corners()):
+                problems.append(f"{a.nickname or a.name} is inside {b.nickname}")
     for p in world:
         if "tank" in p.tags:
             problems.extend(_front(p))
@@ -276,9 +278,9 @@ def _hidden(save: dict[str, Any], world: list[Piece], p: Piece) -> bool:
     f = facts()
     assert p.top is not None and p.bottom is not None
     table = f.tables.get(save.get("Table", ""))
-    if table is not None and abs(p.x) <= table[0] and abs(p.z) <= table[1]:
-        if p.top <= f.top + 0.005:
-            return True
+    on_table = table is not None and abs(p.x) <= table[0] and abs(p.z) <= table[1]
+    if on_table and p.top <= f.top + 0.005:
+        return True
     for other in world:
         if other is p or not other.flat or other.top is None or other.bottom is None:
             continue
