@@ -196,10 +196,12 @@ def _known_to_the_knowledge_base(path: str, kind: str) -> bool:
 
 def test_the_save_uses_only_what_real_saves_show() -> None:
     """Every key, object Name and field type of every generated save is seen in the summary
-    of real saves (16 of them) or declared by the Knowledge Base's save format."""
+    of real saves (16 of them) or declared by the Knowledge Base's save format; every object
+    is one of the API docs' built-ins and the table one of its table names."""
     assert len(SUMMARY["saves"]) >= 10
     assert all(s["repo"] and s["path"] and len(s["commit"]) == 40 for s in SUMMARY["saves"])
     seen = {k: set(v) for k, v in SUMMARY["fields"].items()}
+    # Object types real saves hold, or the Knowledge Base's example save (its Die_20).
     names = set(SUMMARY["all_object_names"]) | set(
         SUMMARY["knowledge_base"]["example_object_names"]
     )
@@ -217,7 +219,9 @@ def test_the_save_uses_only_what_real_saves_show() -> None:
         used = {o["Name"] for o in save["ObjectStates"]}
         used |= {c["Name"] for o in save["ObjectStates"] for c in o.get("ChildObjects", [])}
         assert used <= names, used - names
+        assert used <= set(SUMMARY["api_docs"]["built_in"]["names"])  # and a built-in one
         assert save["Table"] in {s["table"] for s in SUMMARY["saves"]}
+        assert save["Table"] in SUMMARY["api_docs"]["tables"]["names"]
 
 
 def test_a_field_no_real_save_shows_is_found() -> None:

@@ -245,7 +245,7 @@ def _tank(
         colour=RED if side == "Red" else BLUE,
         tags=("tank", f"card:{card_id}", f"side:{side}"),
         description=f"{name} ({side}). The gun shows its front. Right-click for its orders.",
-        measure=True,
+        measure=True,  # TTS measures while it is dragged (API docs object.md measure_movement)
     )
     turret_h, barrel = 0.35, 0.16
     # (nickname, world size, world centre offset from the hull's centre)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TABLE = "Table_None"
+TABLE = "Table_None"  # a table name TTS knows (API docs ``docs/tables.md`` @ ee9e5d15)
 
 # The height of a stock table's top, kept for the surface so the camera, hand zones and the
 # grid (whose PosOffset y defaults to 1: Knowledge Base GridState) sit as on any table:
@@ -30,19 +30,23 @@ TOP = 0.96
 
 # Built-in objects' sizes at scale 1 (x, y, z), and where their origin rests above what they
 # stand on when that is not half their height (models whose pivot is not their centre).
-# BlockSquare: a unit cube; heights confirmed by canterbury-tts above (0.1 thick at top+0.05).
-BLOCK_SQUARE = (1.0, 1.0, 1.0)
+# BlockSquare: "a red cube" (API docs ``docs/built-in-object.md`` @ 4146a0a3), 1 high at
+# scale 1 (canterbury-tts above: 0.1 thick rests at top + 0.05, 0 thick at the top): every
+# block here is a BlockSquare whose scale is its size in inches.
 # Die_6: 0.66 a side at scale 1, from the two resting heights above:
 # 2 x (1.1086 - 1.0921) / (0.45 - 0.40) = 0.66.
 DIE_6 = 0.66
 # Die_6_Rounded: rests at 1.31 at scale 1 on Table_RPG: 2 x (1.31 - 0.96) = 0.70
 # (Buyn/TTS_save ``Chess/TS_Save_31.json`` @ a4f5ac2c). Its MaterialIndex picks the colour:
-# 0 black, 1 red, 2 green, 3 blue (same save and ``TS_Save_45.json``: ColorDiffuse per index).
+# "D6 Red" is MaterialIndex 1, "D6 Green" 2, "D6 Black" 0, "D6 Blue" 3; the plain "D6" is
+# Die_6 MaterialIndex 0 (API docs ``docs/built-in-object.md``; the same saves' ColorDiffuse
+# per index agree).
 DIE_6_ROUNDED = 0.70
 DIE_6_ROUNDED_RED = 1
 DIE_6_ROUNDED_GREEN = 2
-# Die_20: no real save in the summary shows one resting; placed as a short drop (TTS settles a
-# die that starts a little above the top). Size taken as at most 1.0 (not confirmed).
+# Die_20: a built-in (API docs) that no real save in the summary shows resting (the Knowledge
+# Base's example has one, tumbling); placed as a short drop: its centre 0.6 above the tray,
+# which TTS settles on load. Not confirmed.
 DIE_20_DROP = 0.6
 # Tileset_Tree / Tileset_Rock (locked dressing): their origin rests 1.6773 / 1.1904 above the
 # top at scale 1 (unlocked, settled: Buyn/TTS_save ``Chess/TS_Save_3.json`` @ a4f5ac2c, 2.6373
@@ -97,10 +101,10 @@ RESERVES = {
 BOARD = Box(40.0, -31.0, 10.0, 6.0, 0.2, TOP)
 DAMAGE_BLOCK = Box(44.0, 0.0, 2.5, 3.5, 0.6, TOP)
 
-# Seats: Red plays from the south edge (-z), Blue from the north (+z). A button is read
-# upright from +z at rotation 0; one for a player at -z needs rotation y 180 (FACTS.md, the
-# API's ui/button docs); the board is the host's and sits at the south.
-SEAT_YAW = {"Red": 180.0, "Blue": 0.0}
+# Seats: Red plays from the south edge (-z), Blue from the north (+z). A button's position,
+# rotation and scale are relative to its object's (API docs ``docs/object.md`` createButton);
+# it is read upright from +z at rotation 0, so a player at -z needs rotation y 180
+# (/work/shared/tts/FACTS.md). tts_lua/seatview.lua turns and un-stretches them.
 HANDS = {
     "Red": (0.0, -(SURFACE_Z / 2 + 3.0), 0.0),
     "Blue": (0.0, SURFACE_Z / 2 + 3.0, 180.0),
