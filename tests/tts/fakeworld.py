@@ -270,7 +270,29 @@ def inspect(save: dict[str, Any]) -> list[str]:
     for p in world:
         if "tank" in p.tags:
             problems.extend(_front(p))
+    problems.extend(_hands(save))
     return problems
+
+
+def _hands(save: dict[str, Any]) -> list[str]:
+    """Hand zones face the table as in real saves: one at the south edge turned 0, at the
+    north 180 (every hand zone of a stock table that sits at its south or north edge
+    agrees; a mod's own zones on Table_None or a custom table may be anything)."""
+    real = [
+        (h["z"], h["rotY"])
+        for s in json.loads(SUMMARY.read_text(encoding="utf-8"))["saves"]
+        if s["table"] not in ("Table_None", "Table_Custom")
+        for h in s["hands"]
+        if abs(h["z"]) > 10 and abs(h["x"]) < abs(h["z"]) / 2
+    ]
+    assert real and all(abs(((r - (0 if z < 0 else 180)) + 180) % 360 - 180) < 5 for z, r in real)
+    out = []
+    for hand in (save.get("Hands") or {}).get("HandTransforms") or []:
+        t = hand["Transform"]
+        want = 0.0 if t["posZ"] < 0 else 180.0
+        if abs(((t["rotY"] - want) + 180) % 360 - 180) > 5:
+            out.append(f"{hand['Color']}'s hand zone at z {t['posZ']:+.0f} faces {t['rotY']:.0f}")
+    return out
 
 
 def _hidden(save: dict[str, Any], world: list[Piece], p: Piece) -> bool:
@@ -303,6 +325,12 @@ def _front(tank: Piece) -> list[str]:
         out.append(f"{tank.nickname}: nothing shows which way it faces")
     if not tank.measure:
         out.append(f"{tank.nickname}: MeasureMovement is off")
+    # Child transforms are in the parent's scaled space (real_saves.json child_objects): a
+    # part reaching below the hull's base (-0.5) would sit in the table.
+    for c in tank.children:
+        t = c["Transform"]
+        if t["posY"] - t["scaleY"] / 2 < -0.5 - 1e-6:
+            out.append(f"{tank.nickname}: its {c.get('Nickname', c['Name'])} is below its base")
     return out
 
 

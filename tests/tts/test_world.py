@@ -47,8 +47,8 @@ def _one(save: dict[str, Any], nickname: str) -> dict[str, Any]:
 
 def test_each_physical_check_can_fail() -> None:
     """A die off the surface falls and is lost; a sunk tank, overlapping dice, a flush mat,
-    a tank with no front, a tank inside a building, a floating die and an unknown table are
-    each found."""
+    a tank with no front, a tank inside a building, a floating die, the old save on the
+    stock table, an unknown table and a hand zone turned away are each found."""
     base = build_save()
     assert fakeworld.inspect(base) == []
 
@@ -91,10 +91,12 @@ def test_each_physical_check_can_fail() -> None:
     def no_front(save: dict[str, Any]) -> None:
         del _one(save, "Blue 2")["ChildObjects"]
         _one(save, "Blue 1")["MeasureMovement"] = False
+        _one(save, "Red 2")["ChildObjects"][0]["Transform"]["posY"] = -0.6  # turret underneath
 
     found = broken(no_front)
     assert any("Blue 2: nothing shows" in p for p in found)
     assert any("Blue 1: MeasureMovement is off" in p for p in found)
+    assert any("Red 2: its Red 2 turret is below its base" in p for p in found)
 
     def in_house(save: dict[str, Any]) -> None:
         _one(save, "Blue 1")["Transform"].update(posX=24.0, posZ=4.0)
@@ -119,6 +121,11 @@ def test_each_physical_check_can_fail() -> None:
     assert any("Red 1" in p and "lost" in p for p in found)
     assert not any("Objective" in p and "lost" in p for p in found)
     assert any("no real save" in p for p in broken(lambda s: s.update(Table="Table_Nowhere")))
+
+    def hand_turned(save: dict[str, Any]) -> None:
+        save["Hands"]["HandTransforms"][0]["Transform"]["rotY"] = 180.0  # Red's, at the south
+
+    assert any("Red's hand zone" in p for p in broken(hand_turned))
 
 
 def test_a_wrong_size_in_the_facts_module_fails(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -348,14 +348,20 @@ def _terrain(
 
 
 def _dressing_spots(size_x: float, size_z: float, round_: bool) -> list[tuple[float, float]]:
-    """A few spots well inside the footprint (inside the circle when round)."""
+    """Spots near the footprint's edge, leaving its middle free for tanks (the dressing is
+    locked and solid: a tank dropped on a tree would sit on it)."""
     rx, rz = size_x / 2, size_z / 2
     if round_:
-        r = min(rx, rz) * 0.45
-        return [(0.0, 0.0), (r, 0.0), (-r, 0.0), (0.0, r), (0.0, -r)]
-    if rx >= rz:
-        return [(-rx * 0.5, 0.0), (0.0, 0.0), (rx * 0.5, 0.0)]
-    return [(0.0, -rz * 0.5), (0.0, 0.0), (0.0, rz * 0.5)]
+        r = min(rx, rz) * 0.75
+        return [
+            (round(r * math.sin(a), 3), round(r * math.cos(a), 3))
+            for a in (math.pi * k / 3 for k in range(6))
+        ]
+    if min(rx, rz) < 1.0:  # a line (a hedge): along it
+        if rx >= rz:
+            return [(-rx * 0.7, 0.0), (0.0, 0.0), (rx * 0.7, 0.0)]
+        return [(0.0, -rz * 0.7), (0.0, 0.0), (0.0, rz * 0.7)]
+    return [(sx * rx * 0.7, sz * rz * 0.7) for sx, sz in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
 
 
 def _dice(
