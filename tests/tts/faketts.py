@@ -107,6 +107,7 @@ class FakeTTS:
 
     def __init__(self, *, seed: int = 1, frame_seconds: float = 0.002) -> None:
         self.objects: dict[str, FakeObject] = {}
+        self.world: fakeworld.World | None = None  # the physical world (fakeworld.py)
         self.global_script = ""
         self.global_state = ""
         self.global_runtime: Any = None
@@ -158,8 +159,9 @@ class FakeTTS:
                 script_state=state.get("LuaScriptState", ""),
             )
             tts.objects[obj.guid] = obj
-        for guid in fakeworld.drop_the_fallen(save):  # nothing under it: it falls, it is lost
-            tts.objects[guid].destroyed = True
+        if "Table" in save:  # a save with a table has a physical world (a hand-made one not)
+            tts.world = fakeworld.World(save)
+            tts.world.fall(tts)  # nothing under it: it falls and is lost
         tts.global_script = save.get("LuaScript", "")
         tts.global_state = save.get("LuaScriptState", "")
         tts.load()
@@ -290,6 +292,8 @@ class FakeTTS:
     def tick(self) -> None:
         self.frame += 1
         now = self.now()
+        if self.world is not None:
+            self.world.fall(self)
         for obj in self.objects.values():
             if not obj.resting and self.frame >= obj.settle_frame:
                 obj.resting = True

@@ -334,13 +334,31 @@ def _front(tank: Piece) -> list[str]:
     return out
 
 
-def drop_the_fallen(save: dict[str, Any]) -> set[str]:
-    """The GUIDs of unlocked pieces with nothing under them: lost when the save loads. A save
-    without a ``Table`` (a test's hand-made one) has no physical world."""
-    if "Table" not in save:
-        return set()
-    world = pieces(save)
-    return {p.guid for p in world if not p.locked and support(save, world, p) is None}
+class World:
+    """The table as a loaded save made it: the table top and the locked surfaces (they never
+    move). ``fall`` loses every unlocked object that a player or a script has put where
+    nothing holds it up."""
+
+    def __init__(self, save: dict[str, Any]) -> None:
+        self._save = {"Table": save.get("Table", "")}
+        self._surfaces = [p for p in pieces(save) if p.flat]
+        self._locked = {p.guid for p in pieces(save) if p.locked}
+        self._seen: dict[str, tuple[float, float]] = {}
+
+    def holds(self, x: float, z: float) -> bool:
+        probe = Piece("", "", "", x, math.inf, z, 0.0, (0.0, 0.0, 0.0), False, [])
+        return support(self._save, self._surfaces, probe) is not None
+
+    def fall(self, tts: Any) -> None:
+        for obj in tts.objects.values():
+            if obj.destroyed or obj.held_by is not None or obj.guid in self._locked:
+                continue
+            where = (obj.position[0], obj.position[2])
+            if self._seen.get(obj.guid) == where:
+                continue  # only a piece that moved can have left the table
+            self._seen[obj.guid] = where
+            if not self.holds(*where):
+                obj.destroyed = True
 
 
 # --- buttons ---------------------------------------------------------------------------------

@@ -63,9 +63,7 @@ def test_each_physical_check_can_fail() -> None:
     assert any("falls and is lost" in p for p in broken(die_off))
     off = copy.deepcopy(base)
     die_off(off)
-    lost = fakeworld.drop_the_fallen(off)
-    assert lost == {_one(off, "White die")["GUID"]}
-    tts = FakeTTS.from_save({**off, "LuaScript": ""})
+    tts = FakeTTS.from_save({**off, "LuaScript": ""})  # loaded: the die is gone
     try:
         assert tts.get(_one(off, "White die")["GUID"]).destroyed
         assert len(tts.tagged("die_white")) == 4
@@ -246,3 +244,22 @@ def test_a_field_no_real_save_shows_is_found() -> None:
         if kind not in seen.get(path, set()) and not _known_to_the_knowledge_base(path, kind)
     }
     assert unseen == {("Save.Tables", "string"), ("Object.Locked", "string")}
+
+
+def test_a_model_put_off_the_table_falls_and_is_lost(
+    referee: LiveReferee, tts_table: Table
+) -> None:
+    """In play: a tank dropped in its reserve strip or at the surface's edge stays; one
+    dropped past the edge, where nothing holds it up, falls and is lost."""
+    tts = tts_table(referee.url)
+    red1, red2, blue1 = (
+        next(o.guid for o in tts.tagged("tank") if o.nickname == n)
+        for n in ("Red 1", "Red 2", "Blue 1")
+    )
+    tts.drop(red1, 0.0, -30.0)  # Red's reserve strip
+    tts.drop(red2, 51.0, 10.0)  # the surface reaches x 52
+    tts.drop(blue1, 53.0, 10.0, color="Blue")  # past it
+    tts.run(0.1)
+    assert not tts.get(red1).destroyed and not tts.get(red2).destroyed
+    assert tts.get(blue1).destroyed
+    assert blue1 not in {o.guid for o in tts.tagged("tank")}
