@@ -190,7 +190,6 @@ def _known_to_the_knowledge_base(path: str, kind: str) -> bool:
         if name not in fields:
             return False
         if i == len(parts) - 2:
-            cs = fields[name]["cs"]
             return fields[name]["json"] == kind or (kind == "object" and path.endswith("[]"))
         cs = fields[name]["cs"].rstrip("?").removeprefix("List<").rstrip(">").rstrip("[]")
         if cs not in classes:

@@ -353,9 +353,10 @@ def _dressing_spots(size_x: float, size_z: float, round_: bool) -> list[tuple[fl
     rx, rz = size_x / 2, size_z / 2
     if round_:
         r = min(rx, rz) * 0.75
+        n = max(3, min(6, int(2 * math.pi * r / 3)))  # about one piece every 3 in of rim
         return [
             (round(r * math.sin(a), 3), round(r * math.cos(a), 3))
-            for a in (math.pi * k / 3 for k in range(6))
+            for a in (2 * math.pi * k / n for k in range(n))
         ]
     if min(rx, rz) < 1.0:  # a line (a hedge): along it
         if rx >= rz:
