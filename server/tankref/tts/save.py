@@ -663,7 +663,7 @@ def _other_save(url: str, ruleset: str) -> dict[str, Any]:
         # "Hex Horizontal", Type 1), centred on the origin as the referee's grid is, at the
         # mat's top.
         save["Grid"] = {
-            "Type": 1,
+            "Type": tt.GRID_HEX_HORIZONTAL,
             "Lines": True,
             "Color": {"r": 0.0, "g": 0.0, "b": 0.0},
             "Opacity": 0.5,

@@ -1,8 +1,9 @@
 """What Tabletop Simulator's physical world is, as far as the save writer needs it.
 
-Every number here has a source: a real public save (repository, path, commit) or the Knowledge
+Every number here has a source: a real public save (repository, path, commit), the Knowledge
 Base's save format (Berserk-Games/Tabletop-Simulator-Knowledge-Base
-``docs/custom-content/save-file-format.md``). The readings themselves are summarised in
+``docs/custom-content/save-file-format.md`` @ 6aa30656) or the API docs
+(Berserk-Games/Tabletop-Simulator-API ``docs/``). The readings themselves are summarised in
 ``tests/tts/real_saves.json``; the fake TTS takes its facts from that summary, never from here,
 so a wrong number here fails a test. 1 world unit = 1 inch; y is up; +z is north.
 
@@ -30,7 +31,7 @@ TOP = 0.96
 
 # Built-in objects' sizes at scale 1 (x, y, z), and where their origin rests above what they
 # stand on when that is not half their height (models whose pivot is not their centre).
-# BlockSquare: "a red cube" (API docs ``docs/built-in-object.md`` @ 4146a0a3), 1 high at
+# BlockSquare: "a red cube" (API docs ``docs/built-in-object.md`` @ 0d4d238b), 1 high at
 # scale 1 (canterbury-tts above: 0.1 thick rests at top + 0.05, 0 thick at the top): every
 # block here is a BlockSquare whose scale is its size in inches.
 # Die_6: 0.66 a side at scale 1, from the two resting heights above:
@@ -60,6 +61,12 @@ ROCK_REST = 1.1904
 # @ a4f5ac2c: Blue at z -20.14 rotY 0; Chess/TS_Save_3: Blue at z +19.84 rotY 180).
 HAND_Y = 4.82
 HAND_SCALE = (11.77, 9.17, 4.87)
+
+# Grid conventions: 1 world unit is 1 inch on TTS's ruler; y is up; an object at rotation y 0
+# faces +z and yaw turns +z toward +x, so its forward is (sin yaw, cos yaw) in (x, z)
+# (/work/shared/tts/FACTS.md, from the API docs). The save's Grid.Type counts GridType
+# Box, HexHorizontal, HexVertical from 0 (Knowledge Base GridState): 1 is HexHorizontal.
+GRID_HEX_HORIZONTAL = 1
 
 # The layout (our choices, in inches): the surface holds the field and, outside it, the dice
 # tray (west), the damage block (east), the board (south-east) and each side's reserve strip
@@ -102,7 +109,7 @@ BOARD = Box(40.0, -31.0, 10.0, 6.0, 0.2, TOP)
 DAMAGE_BLOCK = Box(44.0, 0.0, 2.5, 3.5, 0.6, TOP)
 
 # Seats: Red plays from the south edge (-z), Blue from the north (+z). A button's position,
-# rotation and scale are relative to its object's (API docs ``docs/object.md`` createButton);
+# rotation and scale are relative to its object's (API docs ``docs/object.md`` @ 4146a0a3, createButton);
 # it is read upright from +z at rotation 0, so a player at -z needs rotation y 180
 # (/work/shared/tts/FACTS.md). tts_lua/seatview.lua turns and un-stretches them.
 HANDS = {
