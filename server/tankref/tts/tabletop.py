@@ -109,9 +109,9 @@ BOARD = Box(40.0, -31.0, 10.0, 6.0, 0.2, TOP)
 DAMAGE_BLOCK = Box(44.0, 0.0, 2.5, 3.5, 0.6, TOP)
 
 # Seats: Red plays from the south edge (-z), Blue from the north (+z). A button's position,
-# rotation and scale are relative to its object's (API docs ``docs/object.md`` @ 4146a0a3, createButton);
-# it is read upright from +z at rotation 0, so a player at -z needs rotation y 180
-# (/work/shared/tts/FACTS.md). tts_lua/seatview.lua turns and un-stretches them.
+# rotation and scale are relative to its object's (API docs ``docs/object.md`` @ 4146a0a3,
+# createButton); it is read upright from +z at rotation 0, so a player at -z needs rotation
+# y 180 (/work/shared/tts/FACTS.md). tts_lua/seatview.lua turns and un-stretches them.
 HANDS = {
     "Red": (0.0, -(SURFACE_Z / 2 + 3.0), 0.0),
     "Blue": (0.0, SURFACE_Z / 2 + 3.0, 180.0),
