@@ -3,6 +3,7 @@
 -- table actions); the same choices are on the table's right-click menu; each unit's own
 -- menu is built from the referee's options (unitmenu.lua) and its items arrive here.
 local util = use("util")
+local seatview = use("seatview")
 local model = use("model")
 local referee = use("referee")
 local http = use("http")
@@ -53,12 +54,16 @@ function M.draw_board()
   for _, board in ipairs(getObjectsWithTag("tankref_board")) do
     board.clearButtons()
     for i, b in ipairs(board_buttons()) do
+      -- The first button at the top as its reader sees the board, one row every 0.55 in.
+      local at = seatview.place(board, 2.2 - 0.55 * (i - 1), 0.05)
       board.createButton({
         click_function = b.fn,
         function_owner = Global,
         label = b.label,
         tooltip = b.tip,
-        position = { 0, 0.6, -1.75 + 0.45 * (i - 1) },
+        position = at.position,
+        rotation = at.rotation,
+        scale = at.scale,
         width = 2200,
         height = 200,
         font_size = 130,

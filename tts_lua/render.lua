@@ -2,6 +2,7 @@
 -- description; markers are badges (buttons used as labels) and a highlight; smoke, the
 -- objective, routed tanks' destinations and the last line of fire are Global vector lines.
 local util = use("util")
+local seatview = use("seatview")
 local model = use("model")
 local rulesets = use("rulesets")
 
@@ -47,12 +48,16 @@ function M.redraw_buttons(obj)
   local guid = obj.getGUID()
   obj.clearButtons()
   for i, marker in ipairs(model.markers[guid] or {}) do
+    -- Badges stack down the reader's view, over the turret.
+    local at = seatview.place(obj, -0.4 - 0.35 * (i - 1), 0.5)
     obj.createButton({
       click_function = "tankref_noop",
       function_owner = Global,
       label = marker,
       tooltip = marker,
-      position = { 0, 1.2, -0.4 - 0.35 * (i - 1) },
+      position = at.position,
+      rotation = at.rotation,
+      scale = at.scale,
       width = 900,
       height = 160,
       font_size = 120,
@@ -62,12 +67,20 @@ function M.redraw_buttons(obj)
   end
   local pick = model.picks[guid]
   if pick ~= nil then
+    -- A target's pick is read by the side shooting at it: the other side.
+    local reader = nil
+    if pick.click == "tankref_pick_target" then
+      reader = seatview.other(seatview.side_of(obj))
+    end
+    local at = seatview.place(obj, 0.6, 0.7, reader)
     obj.createButton({
       click_function = pick.click,
       function_owner = Global,
       label = pick.label,
       tooltip = pick.tooltip,
-      position = { 0, 1.4, 0.6 },
+      position = at.position,
+      rotation = at.rotation,
+      scale = at.scale,
       width = 1800,
       height = 220,
       font_size = 110,

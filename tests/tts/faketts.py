@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import fakeworld
 import httpx
 from lupa import lua52
 
@@ -106,6 +107,7 @@ class FakeTTS:
 
     def __init__(self, *, seed: int = 1, frame_seconds: float = 0.002) -> None:
         self.objects: dict[str, FakeObject] = {}
+        self.world: fakeworld.World | None = None  # the physical world (fakeworld.py)
         self.global_script = ""
         self.global_state = ""
         self.global_runtime: Any = None
@@ -157,6 +159,9 @@ class FakeTTS:
                 script_state=state.get("LuaScriptState", ""),
             )
             tts.objects[obj.guid] = obj
+        if "Table" in save:  # a save with a table has a physical world (a hand-made one not)
+            tts.world = fakeworld.World(save)
+            tts.world.fall(tts)  # nothing under it: it falls and is lost
         tts.global_script = save.get("LuaScript", "")
         tts.global_state = save.get("LuaScriptState", "")
         tts.load()
@@ -287,6 +292,8 @@ class FakeTTS:
     def tick(self) -> None:
         self.frame += 1
         now = self.now()
+        if self.world is not None:
+            self.world.fall(self)
         for obj in self.objects.values():
             if not obj.resting and self.frame >= obj.settle_frame:
                 obj.resting = True
@@ -828,6 +835,7 @@ class ObjectView:
             "tooltip": str(p.get("tooltip", "")),
             "click_function": str(p["click_function"]),
             "owner": owner._obj if isinstance(owner, ObjectView) else None,
+            "params": {k: v for k, v in p.items() if k in ("position", "rotation", "scale")},
         }
         self._obj.buttons.append(button)
         return True

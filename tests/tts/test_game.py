@@ -7,10 +7,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import fakeworld
 import httpx
 from ttsplay import Game, Table, fight, guid_of
 
 from serverkit import LiveReferee
+from tankref.tts.save import build_save
 
 SEED = "tts-game-0003"  # Red wins in turn 4, after a Wait shot and a smoke screen
 
@@ -60,6 +62,8 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     assert fire and "hit " in fire[0] and "penetrate " in fire[0] and "kill " in fire[0]
     assert "If Red 1 fires: hit " in tts.get(b1).description  # odds on hover
     assert tts.get(b1).highlight is not None
+    # Red picks: the Fire button on Blue's tank is turned to Red's seat, not Blue's.
+    assert fakeworld.button_problems(tts, build_save(referee.url)) == []
     tts.click(b1, "Fire")
     tts.settle()
     assert tts.said("Accuracy: ")  # the math, in chat
@@ -130,6 +134,7 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     assert "Destroyed" in tts.buttons(b1) or "Off Table" in tts.buttons(b1)
     assert blue.highlight is not None  # a knocked-out tank stands out
     assert "Status: " in blue.description and "Last: " in blue.description
+    assert fakeworld.button_problems(tts, build_save(referee.url)) == []  # badges face seats
     # Every entry of the log was drawn; one long-poll at a time, all game long.
     assert game.saved["seq"] == game.read()["seq"]
     assert tts.most_polls == 1

@@ -29,6 +29,8 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def test_the_save_is_complete_and_well_formed(tmp_path: Path) -> None:
+    """Every piece, unique GUIDs, numeric transforms, tagged terrain, the API docs' coloured
+    dice, and each die's faces described honestly (TTT-MO3 for the green die)."""
     done = _run(
         "tts-save", str(tmp_path / "table.json"), "--url", "http://10.0.0.5:9000", cwd=tmp_path
     )
@@ -69,10 +71,24 @@ def test_the_save_is_complete_and_well_formed(tmp_path: Path) -> None:
     assert (
         len(tagged("damage_deck")) == 1 and "Immobilized" in tagged("damage_deck")[0]["Description"]
     )
-    for die in ("white", "red", "green"):
+    # Built-in coloured dice, as the API docs name them (D6, D6 Red, D6 Green: their object
+    # and MaterialIndex, from tests/tts/real_saves.json, not from the save writer).
+    variants = json.loads((Path(__file__).with_name("real_saves.json")).read_text("utf-8"))[
+        "api_docs"
+    ]["built_in"]["variants"]
+    for die, built_in in (("white", "D6"), ("red", "D6 Red"), ("green", "D6 Green")):
+        want = variants[built_in]
         dice = tagged(f"die_{die}")
-        assert dice and all(d["Name"] == "Die_6" for d in dice)
-    assert "5: HIT" in tagged("die_white")[0]["Description"]  # what each face means
+        assert dice and all(
+            d["Name"] == want["name"] and d.get("MaterialIndex", 0) == want["material"]
+            for d in dice
+        )
+    # Honest faces: what each number counts (house defaults), the green die by TTT-MO3's table.
+    white = tagged("die_white")[0]["Description"]
+    assert "5: HIT" in white and "6: HIT HIT" in white and "1: nothing" in white
+    assert "3: PEN" in tagged("die_red")[0]["Description"]
+    green = tagged("die_green")[0]["Description"]
+    assert "blank" not in green and "1-3 OK, 4-5 Shaken, 6 Routed" in green and "TTT-MO3" in green
     assert all(not o["LuaScript"] for o in objects)  # Global builds every menu
 
 

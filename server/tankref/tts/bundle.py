@@ -17,6 +17,7 @@ from tankref import __version__
 SCRIPTS: dict[str, tuple[str, ...]] = {
     "global": (
         "util",
+        "seatview",
         "wire",
         "rulesets",
         "orders",

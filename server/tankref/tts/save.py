@@ -1,14 +1,18 @@
 """`tankref tts-save`: a complete Tabletop Simulator save that plays against the referee.
 
-Everything in it is plain TTS objects (no downloaded assets): coloured blocks for the tanks,
-terrain, the objective marker, the tankref board and the damage deck, standard six-sided dice
-tinted white/red/green (their faces mean what ``cards/ttt/dice.toml`` says: the referee reads
-face numbers), and the bundled scripts. 1 world unit = 1 inch; +z is north (Blue's edge).
+Everything in it is built-in TTS objects (no downloaded assets), laid on the physical world
+``tabletop`` describes: one locked surface on ``Table_None`` holding the field mat, each
+side's reserve strip, the dice tray, the damage block and the tankref board. Tanks are a hull
+with a turret and a gun barrel (child objects) so their front shows; area terrain is a flat
+locked footprint dressed with trees and rocks; round terrain has its edge drawn round. Every
+unlocked piece starts resting: its centre at what it stands on plus half its height.
+1 world unit = 1 inch; +z is north (Blue's edge), -z south (Red's).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,14 +22,16 @@ from typing import Any
 from tankref import __version__
 from tankref.core.dice import DieSpec
 from tankref.rulesets.ttt.cards import load_cards
+from tankref.tts import tabletop as tt
 from tankref.tts.bundle import bundle
 
 DEFAULT_URL = "http://127.0.0.1:8765"
-TABLE_Y = 1.0  # where pieces rest, a little above the table top (TTS drops them)
 
 Colour = tuple[float, float, float]
+Vec3 = tuple[float, float, float]
 RED: Colour = (0.75, 0.15, 0.12)
 BLUE: Colour = (0.15, 0.3, 0.75)
+MAT: Colour = (0.42, 0.5, 0.32)
 
 # (side, nickname, card, x, z, facing): each side along its own edge, facing the other.
 TANKS = (
@@ -34,7 +40,8 @@ TANKS = (
     ("Blue", "Blue 1", "m4a1-sherman", -12.0, 21.0, 180.0),
     ("Blue", "Blue 2", "t-34-85", 8.0, 21.0, 180.0),
 )
-# (nickname, kind tags, x, z, scale x/y/z, colour): the kinds as players tag them.
+# (nickname, kind tags, x, z, scale x/y/z, colour): the kinds as players tag them. The y
+# scale is the height of a solid piece (a building); area terrain lies flat whatever it says.
 TERRAIN = (
     ("Wood", ("forest", "round"), -24.0, 0.0, (9.0, 2.0, 9.0), (0.12, 0.35, 0.12)),
     ("Farmhouse", ("building",), 24.0, 4.0, (6.0, 3.0, 5.0), (0.55, 0.5, 0.45)),
@@ -42,11 +49,35 @@ TERRAIN = (
     ("Rubble", ("cover+2",), 0.0, -9.0, (6.0, 0.6, 3.0), (0.4, 0.38, 0.35)),
     ("Hill", ("hill", "round"), 28.0, -14.0, (12.0, 0.6, 12.0), (0.45, 0.55, 0.3)),
 )
+# (die, count, TTS object, MaterialIndex, colour): the red and green dice are the built-in
+# rounded d6 in its own red and green materials; white is the plain Die_6.
 DICE = (
-    ("white", 5, (0.95, 0.95, 0.95)),
-    ("red", 7, (0.8, 0.1, 0.1)),
-    ("green", 2, (0.1, 0.6, 0.2)),
+    ("white", 5, "Die_6", 0, (1.0, 1.0, 1.0)),
+    ("red", 7, "Die_6_Rounded", tt.DIE_6_ROUNDED_RED, (0.996, 0.0, 0.0)),
+    ("green", 2, "Die_6_Rounded", tt.DIE_6_ROUNDED_GREEN, (0.055, 0.779, 0.0)),
 )
+# What each TTT die decides, for its description (TTT-AC*, TTT-PE*, TTT-MO3).
+DIE_USE = {
+    "white": "Accuracy: count the HIT icons",
+    "red": "Penetration: count PEN; STAR lets you reroll one non-penetrating die",
+    "green": "Morale (TTT-MO3): 1-3 OK, 4-5 Shaken, 6 Routed",
+}
+# Solid terrain kinds keep their height (a building is a block you cannot drive onto).
+SOLID = {"building"}
+# Dressing per kind: (TTS object, scale, resting height of its origin at scale 1).
+DRESSING = {
+    "forest": ("Tileset_Tree", 1.0, tt.TREE_REST),
+    "woods": ("Tileset_Tree", 1.0, tt.TREE_REST),
+    "cover+1": ("Tileset_Tree", 0.5, tt.TREE_REST),
+    "cover+2": ("Tileset_Rock", 0.6, tt.ROCK_REST),
+    "cover": ("Tileset_Rock", 0.6, tt.ROCK_REST),
+    "rubble": ("Tileset_Rock", 0.5, tt.ROCK_REST),
+    "hill": ("Tileset_Rock", 0.8, tt.ROCK_REST),
+    "town": ("BlockSquare", 1.0, 0.5),
+    "crater": ("Tileset_Rock", 0.4, tt.ROCK_REST),
+}
+HULL: Vec3 = (1.4, 0.5, 2.2)  # a tank's hull (world inches); the turret and gun ride on it
+TANK_HEIGHT = 0.85  # hull and turret
 
 
 @dataclass
@@ -60,35 +91,39 @@ class _Guids:
         return f"{0xA70000 + self.n * 7:06x}"
 
 
+def _transform(pos: Vec3, yaw: float, scale: Vec3) -> dict[str, float]:
+    return {
+        "posX": pos[0],
+        "posY": round(pos[1], 4),
+        "posZ": pos[2],
+        "rotX": 0.0,
+        "rotY": yaw,
+        "rotZ": 0.0,
+        "scaleX": scale[0],
+        "scaleY": scale[1],
+        "scaleZ": scale[2],
+    }
+
+
 def _object(
     guid: str,
     name: str,
     nickname: str,
-    pos: tuple[float, float, float],
+    pos: Vec3,
     *,
     yaw: float = 0.0,
-    scale: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    scale: Vec3 = (1.0, 1.0, 1.0),
     colour: Colour = (1.0, 1.0, 1.0),
     tags: tuple[str, ...] = (),
     description: str = "",
-    script: str = "",
-    state: str = "",
     locked: bool = False,
+    material: int | None = None,
+    measure: bool = False,
 ) -> dict[str, Any]:
-    return {
+    obj: dict[str, Any] = {
         "GUID": guid,
         "Name": name,
-        "Transform": {
-            "posX": pos[0],
-            "posY": pos[1],
-            "posZ": pos[2],
-            "rotX": 0.0,
-            "rotY": yaw,
-            "rotZ": 0.0,
-            "scaleX": scale[0],
-            "scaleY": scale[1],
-            "scaleZ": scale[2],
-        },
+        "Transform": _transform(pos, yaw, scale),
         "Nickname": nickname,
         "Description": description,
         "GMNotes": "",
@@ -102,41 +137,304 @@ def _object(
         "Tooltip": True,
         "HideWhenFaceDown": False,
         "Hands": False,
-        "LuaScript": script,
-        "LuaScriptState": state,
+        "MeasureMovement": measure,
+        "LuaScript": "",
+        "LuaScriptState": "",
         "XmlUI": "",
     }
+    if material is not None:
+        obj["MaterialIndex"] = material
+    return obj
+
+
+def _slab(
+    guids: _Guids,
+    nickname: str,
+    box: tt.Box,
+    colour: Colour,
+    *,
+    tags: tuple[str, ...] = (),
+    description: str = "",
+) -> dict[str, Any]:
+    """A locked flat BlockSquare: the surface, the mat, a tray, a zone, a footprint."""
+    return _object(
+        guids.next(),
+        "BlockSquare",
+        nickname,
+        (box.x, box.y, box.z),
+        scale=(box.size_x, box.thick, box.size_z),
+        colour=colour,
+        tags=tags,
+        description=description,
+        locked=True,
+    )
 
 
 RULESETS = ("ttt", "afv", "mtc", "yrd")
 
 
-def _table_and_board(guids: _Guids, url: str, deploy: str = "") -> list[dict[str, Any]]:
-    """What every save starts with: the 72" x 48" play area and the tankref board."""
-    area = "The referee's table: x from -36 to 36, z from -24 to 24 (inches)."
-    return [
-        _object(
-            guids.next(),
-            "BlockSquare",
-            "Play area (72 x 48 in)",
-            (0.0, 0.5, 0.0),
-            scale=(72.0, 0.2, 48.0),
-            colour=(0.42, 0.5, 0.32),
+def _table(guids: _Guids, url: str, deploy: str = "") -> list[dict[str, Any]]:
+    """What every save starts with: the surface, the field mat, the reserves, the dice tray
+    and the tankref board."""
+    half_x, half_z = tt.FIELD_X / 2, tt.FIELD_Z / 2
+    area = (
+        f"The referee's field: x from {-half_x:g} to {half_x:g}, "
+        f"z from {-half_z:g} to {half_z:g} (inches)."
+    )
+    out = [
+        _slab(guids, "Table", tt.SURFACE, (0.3, 0.24, 0.18), description="The table top."),
+        _slab(
+            guids,
+            f"Play area ({tt.FIELD_X:g} x {tt.FIELD_Z:g} in)",
+            tt.FIELD,
+            MAT,
             description=f"{area} {deploy}".strip(),
-            locked=True,
         ),
-        _object(
-            guids.next(),
-            "BlockRectangle",
-            "tankref board",
-            (0.0, TABLE_Y, -32.0),
-            scale=(4.0, 0.3, 2.0),
-            colour=(0.2, 0.2, 0.2),
-            tags=("tankref_board",),
-            description=f"Referee: {url}",
-            locked=True,
+        _slab(
+            guids,
+            "Dice tray",
+            tt.DICE_TRAY,
+            (0.22, 0.22, 0.24),
+            description="The table's dice: roll them here when the referee asks (table dice).",
         ),
     ]
+    for side, box in tt.RESERVES.items():
+        out.append(
+            _slab(
+                guids,
+                f"{side} reserve",
+                box,
+                RED if side == "Red" else BLUE,
+                tags=("reserve", f"side:{side}"),
+                description=f"{side}'s reserve: units off the field wait here.",
+            )
+        )
+    board = _slab(
+        guids,
+        "tankref board",
+        tt.BOARD,
+        (0.2, 0.2, 0.2),
+        tags=("tankref_board",),
+        description=f"Referee: {url}",
+    )
+    out.append(board)
+    return out
+
+
+def _tank(
+    guids: _Guids,
+    side: str,
+    nickname: str,
+    card_id: str,
+    x: float,
+    z: float,
+    facing: float,
+    name: str,
+    top: float,
+) -> dict[str, Any]:
+    """A hull with a turret and a gun barrel pointing forward (+z at yaw 0), as child objects:
+    their transforms are in the hull's own scaled space (xexuxjy/Saves ChildObjects)."""
+    hx, hy, hz = HULL
+    tank = _object(
+        guids.next(),
+        "BlockSquare",
+        nickname,
+        (x, tt.rest_on(top, hy), z),
+        yaw=facing,
+        scale=HULL,
+        colour=RED if side == "Red" else BLUE,
+        tags=("tank", f"card:{card_id}", f"side:{side}"),
+        description=f"{name} ({side}). The gun shows its front. Right-click for its orders.",
+        measure=True,  # TTS measures while it is dragged (API docs object.md measure_movement)
+    )
+    turret_h, barrel = 0.35, 0.16
+    # (nickname, world size, world centre offset from the hull's centre)
+    parts = (
+        ("turret", (0.9, turret_h, 0.9), (0.0, hy / 2 + turret_h / 2, -0.1)),
+        ("gun", (barrel, barrel, 1.3), (0.0, hy / 2 + turret_h / 2, 0.35 + 0.65)),
+    )
+    children = []
+    for part, size, offset in parts:
+        child = _object(
+            guids.next(),
+            "BlockSquare",
+            f"{nickname} {part}",
+            (offset[0] / hx, offset[1] / hy, offset[2] / hz),
+            scale=(size[0] / hx, size[1] / hy, size[2] / hz),
+            colour=(0.2, 0.2, 0.2) if part == "gun" else (RED if side == "Red" else BLUE),
+        )
+        children.append(child)
+    tank["ChildObjects"] = children
+    return tank
+
+
+def _support(objects: list[dict[str, Any]], x: float, z: float) -> float:
+    """The top of the highest locked flat piece under (x, z): what a model there stands on."""
+    best = tt.TOP
+    for obj in objects:
+        t = obj["Transform"]
+        if not obj["Locked"] or obj["Name"] != "BlockSquare" or t["rotY"] % 90:
+            continue
+        if abs(x - t["posX"]) <= t["scaleX"] / 2 and abs(z - t["posZ"]) <= t["scaleZ"] / 2:
+            best = max(best, t["posY"] + t["scaleY"] / 2)
+    return best
+
+
+def _circle(x: float, z: float, radius: float, y: float, colour: Colour) -> dict[str, Any]:
+    """A closed ring of vector paint on the table (the save's own VectorLines)."""
+    steps = 32
+    points = [
+        {
+            "x": round(x + radius * math.sin(2 * math.pi * i / steps), 3),
+            "y": round(y, 3),
+            "z": round(z + radius * math.cos(2 * math.pi * i / steps), 3),
+        }
+        for i in range(steps)
+    ]
+    return {
+        "points3": points,
+        "color": {"r": colour[0], "g": colour[1], "b": colour[2]},
+        "thickness": 0.25,
+        "rotation": {"x": 0.0, "y": 0.0, "z": 0.0},
+        "loop": True,
+        "square": False,
+    }
+
+
+def _terrain(
+    guids: _Guids,
+    nickname: str,
+    kinds: tuple[str, ...],
+    x: float,
+    z: float,
+    scale: Vec3,
+    colour: Colour,
+    lines: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """One terrain piece: the tagged footprint the referee reads (its x/z size is the area),
+    and untagged locked dressing on it."""
+    description = "Terrain: " + ", ".join(k for k in kinds if k != "round")
+    tags = ("terrain", *kinds)
+    if set(kinds) & SOLID:
+        box = tt.Box(x, z, scale[0], scale[2], scale[1], tt.FIELD.top)
+        return [_slab(guids, nickname, box, colour, tags=tags, description=description)]
+    round_ = "round" in kinds
+    thick = tt.ROUND_FOOTPRINT_THICK if round_ else tt.FOOTPRINT_THICK
+    box = tt.Box(x, z, scale[0], scale[2], thick, tt.FIELD.top)
+    out = [
+        _slab(guids, nickname, box, MAT if round_ else colour, tags=tags, description=description)
+    ]
+    if round_:
+        # The footprint is the mat's colour and nearly flush: the ring is what shows.
+        lines.append(_circle(x, z, min(scale[0], scale[2]) / 2, box.top + 0.01, colour))
+    kind = next((k for k in kinds if k in DRESSING), None)
+    if kind is None:
+        return out
+    name, size, rest = DRESSING[kind]
+    for dx, dz in _dressing_spots(scale[0], scale[2], round_):
+        out.append(
+            _object(
+                guids.next(),
+                name,
+                f"{nickname} (scenery)",
+                (x + dx, box.top + rest * size, z + dz),
+                scale=(size, size, size),
+                colour=colour if name == "BlockSquare" else (1.0, 1.0, 1.0),
+                tags=("scenery",),
+                locked=True,
+            )
+        )
+    return out
+
+
+def _dressing_spots(size_x: float, size_z: float, round_: bool) -> list[tuple[float, float]]:
+    """Spots near the footprint's edge, leaving its middle free for tanks (the dressing is
+    locked and solid: a tank dropped on a tree would sit on it)."""
+    rx, rz = size_x / 2, size_z / 2
+    if round_:
+        r = min(rx, rz) * 0.75
+        n = max(3, min(6, int(2 * math.pi * r / 3)))  # about one piece every 3 in of rim
+        return [
+            (round(r * math.sin(a), 3), round(r * math.cos(a), 3))
+            for a in (2 * math.pi * k / n for k in range(n))
+        ]
+    if min(rx, rz) < 1.0:  # a line (a hedge): along it
+        if rx >= rz:
+            return [(-rx * 0.7, 0.0), (0.0, 0.0), (rx * 0.7, 0.0)]
+        return [(0.0, -rz * 0.7), (0.0, 0.0), (0.0, rz * 0.7)]
+    return [(sx * rx * 0.7, sz * rz * 0.7) for sx, sz in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+
+
+def _dice(
+    guids: _Guids, rows: list[tuple[str, int, str, int | None, Colour, str]]
+) -> list[dict[str, Any]]:
+    """The table's dice on the tray, one row per kind: (tag die, count, TTS object, material,
+    colour, description)."""
+    out = []
+    tray = tt.DICE_TRAY
+    for row, (die, count, name, material, colour, description) in enumerate(rows):
+        z = tray.z - 6.0 + 6.0 * row
+        height = {"Die_6": tt.DIE_6, "Die_6_Rounded": tt.DIE_6_ROUNDED}.get(name)
+        y = tray.top + (tt.DIE_20_DROP if height is None else height / 2)
+        for i in range(count):
+            out.append(
+                _object(
+                    guids.next(),
+                    name,
+                    f"{die.capitalize()} die" if die in DIE_USE else f"{die} die",
+                    (tray.x - tray.size_x / 2 + 1.0 + 1.5 * i, y, z),
+                    colour=colour,
+                    tags=("dice", f"die_{die}"),
+                    description=description,
+                    material=material,
+                )
+            )
+    return out
+
+
+def _save(
+    name: str,
+    objects: list[dict[str, Any]],
+    lines: list[dict[str, Any]],
+    state: dict[str, Any],
+    note: str,
+) -> dict[str, Any]:
+    """The save's top level, with what real saves written by TTS carry (Hands, ComponentTags,
+    EpochTime)."""
+    now = datetime.now(UTC)
+    tags = sorted({t for o in objects for t in o["Tags"]})
+    hands = [
+        {
+            "Color": side,
+            "Transform": _transform((hx, tt.HAND_Y, hz), yaw, tt.HAND_SCALE),
+        }
+        for side, (hx, hz, yaw) in tt.HANDS.items()
+    ]
+    save: dict[str, Any] = {
+        "SaveName": name,
+        "EpochTime": int(now.timestamp()),
+        "Date": now.strftime("%m/%d/%Y %I:%M:%S %p"),
+        "VersionNumber": "v14.0",
+        "GameMode": "tankref",
+        "GameType": "Wargame",
+        "GameComplexity": "",
+        "Tags": ["tankref"],
+        "Gravity": 0.5,
+        "PlayArea": 1.0,
+        "Table": tt.TABLE,
+        "Sky": "Sky_Museum",
+        "Note": note,
+        "Rules": "",
+        "XmlUI": "",
+        "LuaScript": bundle("global"),
+        "LuaScriptState": json.dumps(state),
+        "TabStates": {},
+        "Hands": {"Enable": True, "DisableUnused": False, "Hiding": 0, "HandTransforms": hands},
+        "ComponentTags": {"labels": [{"displayed": t, "normalized": t.lower()} for t in tags]},
+        "VectorLines": lines,
+        "ObjectStates": objects,
+    }
+    return save
 
 
 def build_save(url: str = DEFAULT_URL, ruleset: str = "ttt") -> dict[str, Any]:
@@ -145,106 +443,71 @@ def build_save(url: str = DEFAULT_URL, ruleset: str = "ttt") -> dict[str, Any]:
         return _other_save(url, ruleset)
     cards = load_cards()
     guids = _Guids()
-    objects = _table_and_board(
+    objects = _table(
         guids,
         url,
         "Red deploys along the south edge (z -24), Blue along the north (z 24).",
     )
+    lines: list[dict[str, Any]] = []
+    for nickname, kinds, x, z, scale, colour in TERRAIN:
+        objects.extend(_terrain(guids, nickname, kinds, x, z, scale, colour, lines))
     for side, nickname, card_id, x, z, facing in TANKS:
         card = cards.tank(card_id)
         assert card is not None, card_id
-        objects.append(
-            _object(
-                guids.next(),
-                "BlockRectangle",
-                nickname,
-                (x, TABLE_Y, z),
-                yaw=facing,
-                scale=(1.4, 0.8, 2.2),
-                colour=RED if side == "Red" else BLUE,
-                tags=("tank", f"card:{card_id}", f"side:{side}"),
-                description=f"{card.name} ({side}). Right-click for its orders.",
-            )
-        )
-    for nickname, kinds, x, z, scale, colour in TERRAIN:
-        objects.append(
-            _object(
-                guids.next(),
-                "BlockSquare",
-                nickname,
-                (x, TABLE_Y, z),
-                scale=scale,
-                colour=colour,
-                tags=("terrain", *kinds),
-                description="Terrain: " + ", ".join(k for k in kinds if k != "round"),
-            )
-        )
+        top = _support(objects, x, z)
+        objects.append(_tank(guids, side, nickname, card_id, x, z, facing, card.name, top))
     objects.append(
         _object(
             guids.next(),
             "BlockSquare",
             "Objective",
-            (0.0, TABLE_Y, 0.0),
+            (0.0, tt.rest_on(tt.FIELD.top, 0.3), 0.0),
             scale=(1.0, 0.3, 1.0),
             colour=(1.0, 0.85, 0.2),
             tags=("objective",),
             description="The objective (Objective scenario: Blue defends within 12 in).",
         )
     )
-    for die, count, colour in DICE:
+    rows: list[tuple[str, int, str, int | None, Colour, str]] = []
+    for die, count, name, material, colour in DICE:
         spec = cards.rules.dice.get(die)
-        faces = "plain d6" if spec is None else _faces(spec)
-        for i in range(count):
-            objects.append(
-                _object(
-                    guids.next(),
-                    "Die_6",
-                    f"{die.capitalize()} die",
-                    (-40.0 - 1.5 * i, TABLE_Y, {"white": -6.0, "red": 0.0, "green": 6.0}[die]),
-                    colour=colour,
-                    tags=("dice", f"die_{die}"),
-                    description=f"{die} die, faces: {faces}",
-                )
-            )
+        faces = "a plain d6" if spec is None else _faces(spec)
+        rows.append(
+            (die, count, name, material, colour, f"{die} die. {DIE_USE[die]}. Faces: {faces}")
+        )
+    objects.extend(_dice(guids, rows))
     deck = "\n".join(f"{c.count} x {c.name}" for c in cards.rules.deck)
+    block = tt.DAMAGE_BLOCK
     objects.append(
         _object(
             guids.next(),
-            "BlockRectangle",
+            "BlockSquare",
             "Damage deck",
-            (40.0, TABLE_Y, 0.0),
-            scale=(2.5, 0.6, 3.5),
+            (block.x, block.y, block.z),
+            scale=(block.size_x, block.thick, block.size_z),
             colour=(0.3, 0.25, 0.2),
             tags=("damage_deck",),
             description="The referee draws from this table's own deck, without replacement:\n"
             + deck,
+            locked=True,
         )
     )
-    return {
-        "SaveName": "tankref: TinyTableTopTanks",
-        "GameMode": "tankref",
-        "GameType": "Wargame",
-        "GameComplexity": "",
-        "Tags": ["tankref"],
-        "Date": datetime.now(UTC).strftime("%m/%d/%Y %I:%M:%S %p"),
-        "VersionNumber": "v14.0",
-        "Gravity": 0.5,
-        "PlayArea": 1.0,
-        "Table": "Table_RPG",
-        "Sky": "Sky_Museum",
-        "Note": f"tankref {__version__}: start the referee (tankref serve), then press New "
+    return _save(
+        "tankref: TinyTableTopTanks",
+        objects,
+        lines,
+        {"url": url},
+        f"tankref {__version__}: start the referee (tankref serve), then press New "
         "table on the tankref board.",
-        "Rules": "",
-        "XmlUI": "",
-        "LuaScript": bundle("global"),
-        "LuaScriptState": json.dumps({"url": url}),
-        "TabStates": {},
-        "ObjectStates": objects,
-    }
+    )
 
 
 def _faces(spec: DieSpec) -> str:
-    return "; ".join(f"{f.face}: {' '.join(f.icons) or 'blank'}" for f in spec.faces)
+    """Each face number and what the referee counts on it (a face with no icon counts
+    nothing; a die without icons is read by its number)."""
+    if not any(f.icons for f in spec.faces):
+        return "a plain d6, read by its number"
+    return "; ".join(f"{f.face}: {' '.join(f.icons) or 'nothing'}" for f in spec.faces)
 
 
 _NUMBERED = re.compile(r"^TS_Save_(\d+)\.json$")
@@ -333,9 +596,13 @@ def _card_ids(ruleset: str) -> set[str]:
     return set(yard.tanks) | set(yard.pieces)
 
 
+YARD_SPACE = 2.0  # a yard space's side (inches)
+YARD_THICK = 0.05
+
+
 def _yard_spaces(guids: _Guids) -> list[dict[str, Any]]:
-    """The yard's spaces as flat markers where the referee's default layout has them (the
-    referee snaps a model dropped within 3 in of one onto it)."""
+    """The yard's spaces as flat locked markers on the mat where the referee's default layout
+    has them (the referee snaps a model dropped within 3 in of one onto it)."""
     from tankref.rulesets.yrd.state import default_yard
 
     out = []
@@ -348,17 +615,15 @@ def _yard_spaces(guids: _Guids) -> list[dict[str, Any]]:
             *((f"Artillery {i}", p) for i, p in enumerate(yard.artillery, 1)),
         ]
         for label, point in spaces:
+            box = tt.Box(point.x, point.z, YARD_SPACE, YARD_SPACE, YARD_THICK, tt.FIELD.top)
             out.append(
-                _object(
-                    guids.next(),
-                    "BlockSquare",
+                _slab(
+                    guids,
                     f"{side} {label} space",
-                    (point.x, 0.62, point.z),
-                    scale=(2.0, 0.05, 2.0),
-                    colour=RED if side == "Red" else BLUE,
+                    box,
+                    RED if side == "Red" else BLUE,
                     tags=("yard_space",),
                     description=f"{side}'s {label} space: drop a model within 3 in of it.",
-                    locked=True,
                 )
             )
     return out
@@ -369,76 +634,36 @@ def _other_save(url: str, ruleset: str) -> dict[str, Any]:
         raise ValueError(f"no ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
     guids = _Guids()
     known = _card_ids(ruleset)
-    objects = _table_and_board(guids, url)
-    for side, nickname, card_id, x, z, facing in OTHER_UNITS[ruleset]:
-        assert card_id in known, (ruleset, card_id)
-        objects.append(
-            _object(
-                guids.next(),
-                "BlockRectangle",
-                nickname,
-                (x, TABLE_Y, z),
-                yaw=facing,
-                scale=(1.4, 0.8, 2.2),
-                colour=RED if side == "Red" else BLUE,
-                tags=("tank", f"card:{card_id}", f"side:{side}"),
-                description=f"{card_id} ({side}). Right-click for its orders.",
-            )
-        )
+    objects = _table(guids, url)
+    lines: list[dict[str, Any]] = []
     for nickname, kinds, x, z, scale, colour in OTHER_TERRAIN[ruleset]:
-        objects.append(
-            _object(
-                guids.next(),
-                "BlockSquare",
-                nickname,
-                (x, TABLE_Y, z),
-                scale=scale,
-                colour=colour,
-                tags=("terrain", *kinds),
-                description="Terrain: " + ", ".join(k for k in kinds if k != "round"),
-            )
-        )
+        objects.extend(_terrain(guids, nickname, kinds, x, z, scale, colour, lines))
     if ruleset == "yrd":
         objects.extend(_yard_spaces(guids))
-    for die, kind, count in OTHER_DICE[ruleset]:
-        for i in range(count):
-            objects.append(
-                _object(
-                    guids.next(),
-                    kind,
-                    f"{die} die",
-                    (-40.0 - 1.5 * i, TABLE_Y, {"d6": -6.0, "d20": 0.0}[die]),
-                    tags=("dice", f"die_{die}"),
-                    description=f"a {die}: the referee reads its face number",
-                )
-            )
-    save: dict[str, Any] = {
-        "SaveName": f"tankref: {TITLES[ruleset]}",
-        "GameMode": "tankref",
-        "GameType": "Wargame",
-        "GameComplexity": "",
-        "Tags": ["tankref"],
-        "Date": datetime.now(UTC).strftime("%m/%d/%Y %I:%M:%S %p"),
-        "VersionNumber": "v14.0",
-        "Gravity": 0.5,
-        "PlayArea": 1.0,
-        "Table": "Table_RPG",
-        "Sky": "Sky_Museum",
-        "Note": f"tankref {__version__}: start the referee (tankref serve), then press New "
-        f"table on the tankref board (ruleset {TITLES[ruleset]}).",
-        "Rules": "",
-        "XmlUI": "",
-        "LuaScript": bundle("global"),
+    for side, nickname, card_id, x, z, facing in OTHER_UNITS[ruleset]:
+        assert card_id in known, (ruleset, card_id)
+        top = _support(objects, x, z)
+        objects.append(_tank(guids, side, nickname, card_id, x, z, facing, card_id, top))
+    rows: list[tuple[str, int, str, int | None, Colour, str]] = [
+        (die, count, kind, 0, (1.0, 1.0, 1.0), f"a {die}: the referee reads its face number")
+        for die, kind, count in OTHER_DICE[ruleset]
+    ]
+    objects.extend(_dice(guids, rows))
+    save = _save(
+        f"tankref: {TITLES[ruleset]}",
+        objects,
+        lines,
         # The board starts on this ruleset; its first setup choice is the default.
-        "LuaScriptState": json.dumps({"url": url, "ruleset": ruleset}),
-        "TabStates": {},
-        "ObjectStates": objects,
-    }
+        {"url": url, "ruleset": ruleset},
+        f"tankref {__version__}: start the referee (tankref serve), then press New "
+        f"table on the tankref board (ruleset {TITLES[ruleset]}).",
+    )
     if ruleset == "mtc":
-        # TTS's grid drawn over the table: hexes 2 in across with a corner north (TTS's
-        # "Hex Horizontal", Type 1), centred on the origin as the referee's grid is.
+        # TTS's grid drawn over the field: hexes 2 in across with a corner north (TTS's
+        # "Hex Horizontal", Type 1), centred on the origin as the referee's grid is, at the
+        # mat's top.
         save["Grid"] = {
-            "Type": 1,
+            "Type": tt.GRID_HEX_HORIZONTAL,
             "Lines": True,
             "Color": {"r": 0.0, "g": 0.0, "b": 0.0},
             "Opacity": 0.5,
@@ -448,6 +673,6 @@ def _other_save(url: str, ruleset: str) -> dict[str, Any]:
             "BothSnapping": False,
             "xSize": MTC_HEX_WIDTH,
             "ySize": MTC_HEX_WIDTH,
-            "PosOffset": {"x": 0.0, "y": 1.0, "z": 0.0},
+            "PosOffset": {"x": 0.0, "y": tt.FIELD.top, "z": 0.0},
         }
     return save
