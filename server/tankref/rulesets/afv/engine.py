@@ -71,7 +71,8 @@ RULING_SLOW = (
 )
 RULING_RETREAT = (
     "'Directly away from the enemy' is away from the nearest enemy unit, within the table's "
-    "retreat tolerance; 'full speed' is up to the full rate."
+    "retreat tolerance; 'full speed' is up to the full rate. It is judged by where the move "
+    "ends: dragged back to where it began, the unit has not fallen back and keeps its marker."
 )
 RULING_SUPPRESSED_FIRE = (
     "A Suppressed unit that has not fallen back may fire only at the nearest enemy it could "
@@ -85,7 +86,8 @@ RULING_AP = "A weapon with hit above 0 is anti-personnel; one with hit 0 is not.
 RULING_PEN = "'Subtract pen from armour' is read as the modifier pen - armour (infantry armour 0)."
 RULING_DEGRADED_VEHICLE = (
     "A Degraded vehicle chooses each phase by what it does: moving more than half its rate "
-    "costs -2 to hit."
+    "for the ground it crossed costs -2 to hit. Degraded infantry become the Degraded "
+    "infantry type instead (the human column)."
 )
 RULING_AFTER_KILL = "Once the target is destroyed the shot's remaining hits are not rolled."
 RULING_LATERAL = (
@@ -496,8 +498,9 @@ def check_may_move(state: TableState, unit_id: str) -> UnitState:
     return unit
 
 
-def move_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, list[str]]:
-    """The rate (cm) that applies to a move from the phase's start to ``dest``, and why."""
+def terrain_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, list[str]]:
+    """The full rate (cm) for the ground a move from the phase's start to ``dest`` crosses
+    (AFV-MV3), and why: what "half" is measured against (AFV-MV2, a degraded vehicle's ½)."""
     start = (unit.start_x, unit.start_z)
     rate = unit.card.move_cm
     why = [f"move {both(rate)}"]
@@ -505,6 +508,12 @@ def move_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, l
     if slow is not None and unit.card.slow_move_cm is not None:
         rate = unit.card.slow_move_cm
         why.append(f"{both(rate)} through {state.terrain[slow].kind} ({slow}, AFV-MV3)")
+    return rate, why
+
+
+def move_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, list[str]]:
+    """The rate (cm) that applies to a move from the phase's start to ``dest``, and why."""
+    rate, why = terrain_rate(state, unit, dest)
     if unit.evasive:
         rate = rate / 2
         why.append(f"evasive: half, {both(rate)} (AFV-MV2)")
@@ -570,6 +579,12 @@ def _move(ctx: Context, action: Move) -> None:
         u.facing = normalize_degrees(action.facing)
         u.direction = None
         ctx.say(f"{unit_label(u)} has not moved from where it began the phase.")
+        if u.retreated:
+            # AFV-MV1 judges the fall-back by where the move ends, not by its first drag:
+            # back at the start it has not fallen back, and the marker is still there.
+            u.retreated = False
+            u.suppressed = True
+            ctx.say(f"{unit_label(u)} did not fall back: it keeps its Suppressed marker (AFV-MV1).")
     else:
         u.moved_cm = round(moved, 3)
         travel = bearing(start, dest)
@@ -583,14 +598,8 @@ def _move(ctx: Context, action: Move) -> None:
         if u.evasive:
             u.direction = normalize_degrees(travel + 90)
             how = "evasive: direction marker across its path"
-        elif moved > full / 2 + 1e-9:
-            u.direction = u.facing
-            how = "more than half its rate: direction marker along its facing"
         else:
-            u.direction = normalize_degrees(travel + 90)
-            how = "half its rate or less: direction marker across its facing"
-            if abs(moved - full / 2) < 0.05:
-                ctx.rule("AFV-MV2", RULING_HALF)
+            how = _place_direction(ctx, u, moved, full)
         ctx.say(f"{unit_label(u)} moved {both(round(moved, 1))} of {both(rate)}: {how} (AFV-MV2).")
         if u.suppressed:
             u.suppressed = False
@@ -606,6 +615,18 @@ def _move(ctx: Context, action: Move) -> None:
         if other.carried_by == u.id:
             o = ctx.edit(other_id)
             o.x, o.z = u.x, u.z
+
+
+def _place_direction(ctx: Context, u: UnitState, moved: float, full: float) -> str:
+    """AFV-MV2 after a move of ``moved`` cm at the full rate ``full``: more than half, the
+    direction marker along the new facing; half or less (exactly half: the ruling), across."""
+    if moved > full / 2 + 1e-9:
+        u.direction = u.facing
+        return "more than half its rate: direction marker along its facing"
+    u.direction = normalize_degrees(u.facing + 90)
+    if abs(moved - full / 2) < 0.05:
+        ctx.rule("AFV-MV2", RULING_HALF)
+    return "half its rate or less: direction marker across its facing"
 
 
 def check_evade(state: TableState, unit_id: str) -> UnitState:
@@ -903,8 +924,15 @@ def plan_fire(state: TableState, fire: Fire, *, suppression: bool = True) -> Sho
         "AFV-HIT2", f"{band_name} range{span}: {both(round(range_cm, 1))}, short "
         f"{both(weapon.short_cm)}", band_mod,
     )  # fmt: skip
-    if unit.degraded and unit.moved_cm > unit.card.move_cm / 2:
-        add("AFV-DMG1", "degraded and moved more than half its rate", -2, RULING_DEGRADED_VEHICLE)
+    # "Move ½ or shoot -2" is the vehicle column (degraded infantry change unit type instead,
+    # AFV-DMG2); half of the rate for the ground the move crossed (AFV-MV3).
+    if unit.degraded and not unit.infantry and unit.moved_cm > 0:
+        full, _ = terrain_rate(state, unit, unit.pos)
+        if unit.moved_cm > full / 2 + 1e-9:
+            add(
+                "AFV-DMG1", "degraded and moved more than half its rate", -2,
+                RULING_DEGRADED_VEHICLE,
+            )  # fmt: skip
     return plan
 
 
@@ -1129,11 +1157,11 @@ def _disembark(ctx: Context, action: Disembark) -> None:
     t.moved_cm = max(round(dist, 3), 0.001)
     if dist > 0:
         t.facing = round(bearing(carrier.pos, t.pos), 3)
-    t.direction = t.facing
+    how = _place_direction(ctx, t, dist, t.card.move_cm)  # AFV-MV2 applies to getting out
     ctx.rule("AFV-SPC1", RULING_CARRY)
     ctx.say(
         f"{unit_label(t)} gets out of {unit_label(carrier)}, {both(round(dist, 1))} away "
-        "(AFV-SPC1)."
+        f"(AFV-SPC1): {how} (AFV-MV2)."
     )
 
 
