@@ -4,9 +4,12 @@ replay, export and verify keep the cards."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import httpx
 
-from serverkit import LiveReferee, duel, new_table
+from serverkit import LiveReferee, Table, duel, live_referee, new_table
 from tankref.core.verify import verify_export
 
 ENGAGE = {"kind": "engage", "tank_id": "R1", "target_id": "B1"}
@@ -89,3 +92,40 @@ def test_table_deck_export_verifies_TTT_E7(referee: LiveReferee) -> None:
     report = verify_export(export)
     assert report.ok, report
     assert report.readjudicated == table.read()["seq"]
+
+
+def test_server_dice_table_deck_survives_a_restart_and_verifies_TTT_E7(tmp_path: Path) -> None:
+    """Server dice with a physical deck: the referee rolls, then asks only for the card; the
+    card sent alone keeps the dice the referee's. A restarted referee rebuilds the same table
+    from the log, its luck report counts the shot, and the export verifies with the seed."""
+    db = tmp_path / "deck.sqlite3"
+    with live_referee(db) as live:
+        table = duel(live.url, dice_source="server", damage_cards="table")
+        for _ in range(12):  # Red shoots each turn until a shot penetrates (a fixed seed)
+            reply = table.act(ENGAGE, request_id=table.next_id())
+            if reply.status_code == 409:
+                break
+            table.ok(reply)
+            table.ok(table.act({"kind": "end_phase"}))
+            table.ok(table.act({"kind": "end_phase"}))
+        body = reply.json()
+        assert body["code"] == "DICE_NEEDED" and body["details"]["need"]["die"] == "damage_card"
+        assert body["details"]["used_so_far"] == {}  # the dice were the referee's
+        shot = json.loads(reply.request.content)["request_id"]
+        dice = {"damage_card": "Immobilized"}
+        entry = table.ok(table.act(ENGAGE, request_id=shot, dice=dice))["entry"]
+        assert entry["result"]["outcome"]["damage_card"] == "Immobilized"
+        assert {r["source"] for r in entry["result"]["rolls"]} == {"server"}
+        before = table.read()
+        luck = table.ok(table.http.get(table.path("/luck")))
+        assert luck["note"] is None
+    with live_referee(db) as live:
+        again = Table(live.url, table.created)
+        assert again.read() == before
+        assert again.ok(again.http.get(again.path("/luck"))) == luck
+        again.ok(again.http.post(again.path("/end"), json={"request_id": "the-end"}))
+        export = again.ok(again.http.get(again.path("/export")))
+        assert export["table"]["seed"] is not None
+        report = verify_export(export, require_seed=True)
+        assert report.ok, report.to_dict()
+        assert report.readjudicated == again.read()["seq"]
