@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tankref.core.dice import SuppliedDice
+from tankref.core.dice import DamageCards, SuppliedDice
 from tankref.core.geometry import TableArea
 from tankref.core.hexgrid import HexGrid
 from tankref.core.ruleset import TableSummary, TankPut, TankView
@@ -39,7 +39,7 @@ class DiceSetup(_Body):
         description="server: the referee rolls (seeded, committed); table: players roll "
         "physical dice and send the faces.",
     )
-    damage_cards: Literal["referee", "table"] = Field(
+    damage_cards: DamageCards = Field(
         default="referee",
         description="Rulesets with a damage deck (ttt): referee: the referee draws from its "
         "own deck and a supplied card is refused; table: the players draw from a physical "
