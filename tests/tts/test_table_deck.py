@@ -60,3 +60,37 @@ def test_the_table_draws_the_damage_card_and_types_it_TTT_E7(
     assert "dice" not in sent[0] and sent[1]["dice"] == {"damage_card": "Immobilized"}
     assert game.saved.get("pending") is None
     assert tts.said("Immobilized")
+
+
+def test_a_card_asked_for_survives_a_save_and_reload_TTT_E7(
+    referee: LiveReferee, tts_table: Table
+) -> None:
+    """TTT-E7: the shot waiting for its card is saved with the game; reloaded, the card typed
+    then sends it (the same request id) and it applies once."""
+    from faketts import FakeTTS
+
+    tts = tts_table(referee.url, keep=("Red 1", "Blue 1"), seed=SEED)
+    game = Game(tts, referee.url, tts.tagged("tankref_board")[0].guid)
+    r1, b1 = guid_of(tts, "Red 1"), guid_of(tts, "Blue 1")
+    tts.type("!tankref cards table")
+    game.press("New table")
+    game.press("Crew roll")
+    game.press("Start game")
+    game.engage(r1, b1)
+    waiting = game.saved["pending"]
+    assert waiting["card_wanted"]["die"] == "damage_card"
+    saved = tts.save()
+    tts.close()
+
+    again = FakeTTS.from_save(saved)
+    try:
+        resumed = Game(again, referee.url, again.tagged("tankref_board")[0].guid)
+        again.settle()
+        again.type("!tankref card Gun Damaged")
+        again.settle()
+        engages = [e for e in resumed.read("/log?limit=500")["entries"] if e["kind"] == "engage"]
+        assert len(engages) == 1 and engages[0]["request_id"] == waiting["body"]["request_id"]
+        assert engages[0]["result"]["outcome"]["damage_card"] == "Gun Damaged"
+        assert resumed.saved.get("pending") is None
+    finally:
+        again.close()
