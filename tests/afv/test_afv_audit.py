@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from afvkit import AfvGame, cm, hit_mods
-from tankref.rulesets.afv.actions import Disembark, Embark, Fire
+from tankref.rulesets.afv.actions import Disembark, Embark, Fire, Move
 from tankref.rulesets.afv.engine import options_for
 
 DEGRADED = ("degraded and moved more than half its rate", -2)
@@ -133,3 +133,36 @@ def test_a_team_getting_out_places_its_direction_marker_by_half_its_rate_AFV_MV2
     team = game.unit("R2")
     assert team.facing == pytest.approx(90)
     assert team.direction == pytest.approx(180 if across else 90)
+
+
+def test_a_team_that_got_out_moves_within_its_rate_of_the_carrier_AFV_SPC1() -> None:
+    """AFV-SPC1 (ruling: a team gets out within its own move of the carrier, and does not
+    board again that phase): dragged after getting out, it is still measured from the
+    carrier, so 8 cm out and 10 cm on is refused; boarding again waits for its next phase;
+    the options say the same."""
+    game = carried_team()
+    game.do(Disembark(tank_id="R2", x=cm(8), z=0))
+    err = game.refused(Move(tank_id="R2", x=cm(18), z=0, facing=90), "TOO_FAR")
+    assert '10 cm (3.9")' in err.message
+    game.move("R2", cm(10), 0, 90)  # the whole rate, from the carrier
+    team = game.unit("R2")
+    assert team.moved_cm == pytest.approx(10) and team.direction == pytest.approx(90)
+    game.refused(Embark(tank_id="R2", carrier_id="R1"), "GOT_OUT_THIS_PHASE", "AFV-SPC1")
+    embark = next(o for o in options_for(game.state, "R2") if o.kind == "embark")
+    assert not embark.allowed and embark.code == "GOT_OUT_THIS_PHASE"
+    game.end_phase()
+    game.end_phase()
+    game.do(Embark(tank_id="R2", carrier_id="R1"))
+    assert game.unit("R2").carried_by == "R1"
+
+
+def test_a_team_getting_out_beside_its_carrier_has_moved_AFV_MV2() -> None:
+    """AFV-MV2: getting out counts as its move even at the carrier's side (no Ready marker);
+    dragged back onto that spot it is still a team that got out, marker across."""
+    game = carried_team()
+    game.do(Disembark(tank_id="R2", x=0, z=0))
+    game.move("R2", 0, 0, 45)
+    team = game.unit("R2")
+    assert team.carried_by is None and team.direction == pytest.approx(135)
+    game.end_phase()
+    assert not game.unit("R2").ready

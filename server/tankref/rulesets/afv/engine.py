@@ -105,7 +105,8 @@ RULING_ATGM = (
 )
 RULING_CARRY = (
     "A team boards a carrier within its own move and gets out within its own move of it, "
-    "not in the same phase; carried teams neither spot nor fire and die with their carrier."
+    "not in the same phase (a team that got out is measured from the carrier for the rest "
+    "of that phase); carried teams neither spot nor fire and die with their carrier."
 )
 
 
@@ -386,6 +387,7 @@ def _begin_phase(ctx: Context) -> None:
         u.moved_cm = 0.0
         u.evasive = False
         u.retreated = False
+        u.got_out = False
         u.fired = ()
         u.revealed = False
 
@@ -573,7 +575,13 @@ def _move(ctx: Context, action: Move) -> None:
     ctx.rule("AFV-MV1", RULING_MEASURE)
     if len(why) > 1 and "AFV-MV3" in why[1]:
         ctx.rule("AFV-MV3", RULING_SLOW)
-    if moved <= 0.01:
+    if moved <= 0.01 and u.got_out:
+        # Beside its carrier: getting out was its move (AFV-SPC1), half or less of it.
+        u.moved_cm = 0.001
+        u.facing = normalize_degrees(action.facing)
+        how = _place_direction(ctx, u, 0.0, rate)
+        ctx.say(f"{unit_label(u)} stands by the carrier it got out of: {how} (AFV-MV2).")
+    elif moved <= 0.01:
         # Back where it began (or turned on the spot): not a move.
         u.moved_cm = 0.0
         u.facing = normalize_degrees(action.facing)
@@ -1082,6 +1090,12 @@ def _destroy(ctx: Context, unit: UnitState, by: str) -> None:
 
 def check_embark(state: TableState, action: Embark) -> tuple[UnitState, UnitState, float]:
     team = check_may_move(state, action.tank_id)
+    if team.got_out:
+        refuse(
+            "GOT_OUT_THIS_PHASE", "AFV-SPC1",
+            f"{unit_label(team)} got out of its carrier this phase: it boards again in a "
+            "later phase",
+        )  # fmt: skip
     if not team.infantry:
         refuse("NOT_INFANTRY", "AFV-SPC1", f"{unit_label(team)} is not an infantry team")
     if team.suppressed:
@@ -1153,7 +1167,10 @@ def _disembark(ctx: Context, action: Disembark) -> None:
     t = ctx.edit(team.id)
     t.carried_by = None
     t.x, t.z = action.x, action.z
-    t.start_x, t.start_z = action.x, action.z
+    # Its move this phase is measured from the carrier: a later drag stays within its rate
+    # of it (AFV-SPC1), and it does not board again this phase.
+    t.start_x, t.start_z = carrier.x, carrier.z
+    t.got_out = True
     t.moved_cm = max(round(dist, 3), 0.001)
     if dist > 0:
         t.facing = round(bearing(carrier.pos, t.pos), 3)
