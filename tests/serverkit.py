@@ -125,10 +125,18 @@ def new_table(url: str, **body: Any) -> Table:
     return Table(url, response.json())
 
 
-def duel(url: str, *, dice_source: str = "table", **setup: Any) -> Table:
+def duel(
+    url: str, *, dice_source: str = "table", damage_cards: str | None = None, **setup: Any
+) -> Table:
     """A started game: Red's Tiger I "R1" at (0,-20) facing north, Blue's Sherman "B1" at
-    (0,20) facing south; both crews Scared (table dice: green 1s). Red's phase of turn 1."""
-    table = new_table(url, setup=setup, dice={"source": dice_source, "seed": "serverkit-duel-0"})
+    (0,20) facing south; both crews Scared (table dice: green 1s). Red's phase of turn 1.
+    Damage cards are drawn where the dice are rolled unless ``damage_cards`` says."""
+    dice = {
+        "source": dice_source,
+        "seed": "serverkit-duel-0",
+        "damage_cards": damage_cards or ("table" if dice_source == "table" else "referee"),
+    }
+    table = new_table(url, setup=setup, dice=dice)
     table.ok(table.put_tank("R1", card="tiger-i", player="Red", x=0, z=-20, facing=0))
     table.ok(table.put_tank("B1", card="m4a1-sherman", player="Blue", x=0, z=20, facing=180))
     crew_dice = {"faces": {"green": [1, 1]}} if dice_source == "table" else None

@@ -14,12 +14,13 @@ local M = {}
 local function send(job)
   model.state.pending = job
   local body = job.body
-  if job.faces ~= nil and next(job.faces) ~= nil then
+  local has_faces = job.faces ~= nil and next(job.faces) ~= nil
+  if has_faces or job.card ~= nil then
     body = {}
     for k, v in pairs(job.body) do
       body[k] = v
     end
-    body.dice = { faces = job.faces }
+    body.dice = { faces = has_faces and job.faces or nil, damage_card = job.card }
   end
   referee.write(job.method, job.path, body, function(outcome)
     if job.revert ~= nil then
@@ -41,6 +42,12 @@ local function send(job)
     end
     local err = outcome.body or {}
     if outcome.kind == "refused" and err.code == "DICE_NEEDED" and err.details ~= nil and err.details.need ~= nil then
+      if err.details.need.die == "damage_card" then
+        -- The shot penetrated: it waits (saved with the game) for the card a player draws.
+        job.card_wanted = err.details.need
+        dice.ask_card(job.card_wanted)
+        return
+      end
       dice.roll(err.details.need, function(faces, why)
         if faces == nil then
           model.state.pending = nil
@@ -88,6 +95,24 @@ end
 function M.put(path, body, label, revert)
   body.request_id = model.next_request_id()
   send({ method = "PUT", path = path, body = body, label = label, revert = revert })
+end
+
+-- "!tankref card NAME": the damage card drawn from the table's deck for the waiting action,
+-- sent with it under the same request id.
+function M.card(typed)
+  local job = model.state.pending
+  if job == nil or job.card_wanted == nil then
+    render.warn("tankref: no damage card is asked for now.")
+    return
+  end
+  local name = dice.match_card(job.card_wanted.cards, typed)
+  if name == nil then
+    render.warn("tankref: '" .. typed .. "' is not one card left in the deck: " .. table.concat(job.card_wanted.cards or {}, ", ") .. ".")
+    return
+  end
+  job.card = name
+  job.card_wanted = nil
+  send(job)
 end
 
 function M.retry()

@@ -51,4 +51,35 @@ function M.roll(need, done)
   batch()
 end
 
+-- Damage cards from a physical deck (a table made with damage_cards "table"): the referee
+-- names who draws and the cards left; the player types "!tankref card NAME".
+function M.ask_card(need)
+  local left = table.concat(need.cards or {}, ", ")
+  broadcastToAll(string.format("tankref: draw a damage card %s.", need.purpose or ""), { 1, 0.85, 0.4 })
+  if need.deck_reshuffled then
+    printToAll("tankref: the deck starts again: shuffle every damage card into it first.", { 1, 0.85, 0.4 })
+  end
+  printToAll("Type  !tankref card NAME  with the card drawn (left in the deck: " .. left .. ").", { 1, 0.85, 0.4 })
+end
+
+-- The card in `cards` that `typed` names: the exact name, ignoring case and spaces at the
+-- ends, or the one card it is the start of; nil when none or several match.
+function M.match_card(cards, typed)
+  local want = string.lower((string.gsub(typed, "^%s*(.-)%s*$", "%1")))
+  local found = nil
+  for _, name in ipairs(cards or {}) do
+    local lower = string.lower(name)
+    if lower == want then
+      return name
+    end
+    if want ~= "" and string.sub(lower, 1, #want) == want then
+      if found ~= nil then
+        return nil
+      end
+      found = name
+    end
+  end
+  return found
+end
+
 return M

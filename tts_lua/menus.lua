@@ -73,7 +73,11 @@ function M.draw_board()
     if model.has_table() then
       status = table_ruleset().title .. " table " .. model.state.table_id .. " (" .. (model.state.status or "?") .. ")"
     end
-    board.setDescription("Referee: " .. model.state.url .. "\n" .. status)
+    local cards = "damage cards: the referee draws (!tankref cards table: from the deck)"
+    if model.state.cards == "table" then
+      cards = "damage cards: drawn from the deck (!tankref cards referee: the referee draws)"
+    end
+    board.setDescription("Referee: " .. model.state.url .. "\n" .. status .. "\n" .. cards)
   end
 end
 
@@ -121,6 +125,9 @@ end
 function M.new_table()
   local body = rulesets.table_body(model.state)
   body.dice = { source = model.state.dice }
+  if model.state.cards == "table" and body.ruleset == "ttt" then
+    body.dice.damage_cards = "table" -- only TTT has a damage deck
+  end
   if model.state.seed ~= nil then
     body.dice.seed = model.state.seed
   end
@@ -235,13 +242,27 @@ function M.install()
   M.draw_board()
 end
 
--- "!tankref url http://host:port" in chat points the table at another referee.
+-- "!tankref url http://host:port" in chat points the table at another referee; "!tankref
+-- cards table|referee" says who draws the damage cards at the next table; "!tankref card
+-- NAME" answers the referee asking for the card drawn.
 function M.chat(message)
   local url = string.match(message, "^!tankref url%s+(%S+)")
   if url ~= nil then
     model.state.url = string.gsub(url, "/+$", "")
     M.draw_board()
     render.say("tankref: referee URL is now " .. model.state.url, { 0.6, 1, 0.6 })
+    return false
+  end
+  local card = string.match(message, "^!tankref card%s+(.+)$")
+  if card ~= nil then
+    actions.card(card)
+    return false
+  end
+  local cards = string.match(message, "^!tankref cards%s+(%a+)")
+  if cards == "table" or cards == "referee" then
+    model.state.cards = cards
+    M.draw_board()
+    render.say("tankref: at the next New table, damage cards are drawn by the " .. (cards == "table" and "players from the deck" or "referee") .. ".", { 0.6, 1, 0.6 })
     return false
   end
   if string.match(message, "^!tankref") then

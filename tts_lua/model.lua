@@ -21,6 +21,7 @@ M.state = {
   table_setup = nil, -- and its setup's key
   players = nil, -- the table's players, as the referee names them
   dice = "server",
+  cards = "referee", -- who draws TTT's damage cards at the next table: referee | table
   seed = nil, -- tests and demos only: the referee's seed (the table is marked seed_chosen)
   status = nil,
   smoke = {}, -- smoke id (string) -> {x, z, strength}

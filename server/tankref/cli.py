@@ -47,6 +47,12 @@ def _cmd_rulings(args: argparse.Namespace) -> int:
 
     for name, field in Options.model_fields.items():
         print(f"{name} = {field.default!r}\n    {field.description or ''}")
+    # Chosen with the dice when the table is created (POST /tables "dice"), not an option.
+    print(
+        "dice.damage_cards = 'referee'\n    TTT-E7: who draws the damage card: the referee "
+        "from its own deck, or 'table' (the hit tank's owner draws from a physical deck; the "
+        "referee asks for the card once the shot penetrated)"
+    )
     return 0
 
 

@@ -278,7 +278,7 @@ def test_unused_damage_card_is_a_wrong_count() -> None:
     assert info.value.code == "DICE_COUNT_WRONG"
     assert info.value.details["left_over"] == {"damage_card": 1}
     b = bag(SuppliedDice(damage_card="Explosion"))
-    assert b.take_damage_card() == "Explosion"
+    assert b.take_damage_card("for B1") == "Explosion"
     b.finish()
 
 

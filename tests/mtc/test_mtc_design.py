@@ -121,3 +121,33 @@ def test_broken_design_files_list_every_problem(tmp_path: Path) -> None:
     assert "ATTACK 6 is above 5" in text and "costs 21 BP" in text
     assert "MOVE 0 is below 1" in text and "used by another design" in text
     assert "attack" in text and "(c)" in text
+
+
+def test_max_bp_refuses_values_above_the_printed_15_MTC_BP1() -> None:
+    """MTC-BP1, "Tanks can go up in size to 15 BPs": the option may lower the ceiling, never
+    raise it; 16 or more is refused naming max_bp (over HTTP too: the setup's options)."""
+    assert Options().max_bp == 15 and Options(max_bp=15).max_bp == 15
+    for too_big in (16, 20):
+        with pytest.raises(ValidationError) as caught:
+            Options(max_bp=too_big)
+        assert caught.value.errors()[0]["loc"] == ("max_bp",)
+    with pytest.raises(ValidationError) as caught:
+        MinimalTankCombat().parse_setup({"options": {"max_bp": 16}})
+    assert caught.value.errors()[0]["loc"] == ("options", "max_bp")
+
+
+def test_shipped_designs_are_held_to_the_tables_max_bp_MTC_BP1() -> None:
+    """MTC-BP1 with a lower max_bp: the shipped designs are checked too. The 15 BP Heavy
+    tank is not fielded on a 12 BP table (refused naming its cost and the ceiling), the
+    10 BP Standard tank is; the table's own designs are held to the same ceiling."""
+    g = game([("R1", "standard", "Red", 0, 0)], options=Options(max_bp=12), start=False)
+    assert "heavy" not in g.state.designs and "standard" in g.state.designs
+    assert all(d.build_points <= 12 for d in g.state.designs.values())
+    err = g.refuse(
+        {"kind": "place_tank", "tank_id": "R2", "design": "heavy", "player": "Red", "x": 9, "z": 9},
+        "DESIGN_OVER_BP",
+    )
+    assert err.clause == "MTC-BP1" and err.details["field"] == "card"
+    assert "15 BP" in err.message and "12 BP" in err.message
+    full = game([("R1", "heavy", "Red", 0, 0)], start=False)  # the printed 15: fielded
+    assert full.tank("R1").design.build_points == 15

@@ -42,7 +42,7 @@ def skirmish(url: str) -> Table:
     table = new_table(
         url,
         setup={"scenario": {"kind": "objective", "defender": "Blue", "objective_radius": 9}},
-        dice={"source": "table", "seed": "page-test-skirmish"},
+        dice={"source": "table", "seed": "page-test-skirmish", "damage_cards": "table"},
     )
     wood = {"kind": "forest", "shape": {"shape": "circle", "x": -14, "z": 2, "radius": 4}}
     farm = {

@@ -45,6 +45,7 @@ def test_rulings_lists_each_option_with_its_clause(capsys: pytest.CaptureFixture
         ("cover", "TTT-E5"),
         ("smoke_stacking", "TTT-SM3"),
         ("grizzled_reroll", "TTT-CR1"),
+        ("dice.damage_cards", "TTT-E7"),
     ]:
         assert name in out and clause in out
 

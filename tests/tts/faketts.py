@@ -51,7 +51,7 @@ class LuaScriptError(RuntimeError):
 @dataclass
 class Chat:
     text: str
-    kind: str  # broadcast | print | log
+    kind: str  # broadcast | print | log | player (typed by a player)
 
 
 @dataclass
@@ -442,6 +442,15 @@ class FakeTTS:
                 self._raise_errors()
                 return
         raise KeyError(f"{guid} has no button {label!r}: {self.buttons(guid)}")
+
+    def type(self, message: str, color: str = "Red") -> None:
+        """A player types ``message`` in chat: Global's ``onChat(message, sender)``; as in
+        TTS, the message shows in chat unless the handler returns false."""
+        sender = self.global_runtime.table_from({"color": color, "steam_name": color})
+        shown = self._call_event(self.global_runtime, "onChat", message, sender)
+        self._raise_errors()
+        if shown is not False:
+            self.chat.append(Chat(f"{color}: {message}", "player"))
 
     def _gv(self, obj: FakeObject) -> ObjectView | None:
         return self.view(obj, self.global_runtime)

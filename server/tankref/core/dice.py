@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from tankref.core.errors import DiceLeftOver, DiceNeed, DiceNeeded, RulesError
 
 DiceSource = Literal["server", "table"]
+# Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
+# the players from a physical deck, the referee asking for the card like it asks for dice.
+DamageCards = Literal["referee", "table"]
 
 
 class Face(BaseModel):
@@ -74,6 +77,7 @@ class DiceState(BaseModel):
     """The table's generator: seed and how many numbers it has drawn."""
 
     source: DiceSource = "server"
+    damage_cards: DamageCards = "referee"
     seed: str = Field(default_factory=lambda: secrets.token_hex(32))
     player_seeds: tuple[str, ...] = ()
     counter: int = 0
@@ -139,7 +143,15 @@ class DiceBag:
         self.damage_card = supplied.damage_card if supplied else None
         self.damage_card_taken = False
         self.counter = state.counter  # kept here on the hot path; see ``settled_state``
-        if supplied is not None:
+        # A card alone on a server-dice table is the table's deck answering: the referee
+        # still rolls the dice.
+        card_only = (
+            supplied is not None
+            and not supplied.faces
+            and supplied.damage_card is not None
+            and state.source == "server"
+        )
+        if supplied is not None and not card_only:
             self._queues = {}
             for name, faces in supplied.faces.items():
                 spec = dice.get(name)
@@ -217,16 +229,19 @@ class DiceBag:
             self.state.counter = self.counter
         return self.state
 
-    def take_damage_card(self) -> str | None:
-        """The damage card the table drew by hand, if it supplied one."""
+    def take_damage_card(self, purpose: str, **extra: object) -> str | None:
+        """The damage card the table drew by hand, if it supplied one; None: the referee
+        draws. A table that draws its own cards (``damage_cards: table``) and has not sent
+        one is asked for it, like dice: ``DICE_NEEDED`` naming it, nothing changed."""
+        if self.damage_card is None and self.state.damage_cards == "table":
+            raise DiceNeeded(DiceNeed("damage_card", 1, purpose, dict(extra)), dict(self._used))
         self.damage_card_taken = True
         return self.damage_card
 
     def finish(self) -> None:
         """Refuse leftover supplied faces: a wrong count is an error, not a shrug."""
-        if self._queues is None:
-            return
-        left = {die: len(q) for die, q in self._queues.items() if q}
+        queues = self._queues or {}
+        left = {die: len(q) for die, q in queues.items() if q}
         if self.damage_card is not None and not self.damage_card_taken:
             left["damage_card"] = 1
         if left:

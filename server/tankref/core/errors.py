@@ -45,6 +45,8 @@ class DiceNeed:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
+        if self.die == "damage_card":
+            return f"a damage card {self.purpose}".strip()
         noun = "die" if self.count == 1 else "dice"
         return f"{self.count} {self.die} {noun} {self.purpose}".strip()
 
@@ -58,7 +60,12 @@ class DiceNeeded(RulesError):
             None,
             f"needs {need.describe()}",
             {
-                "need": {"die": need.die, "count": need.count, "purpose": need.purpose},
+                "need": {
+                    "die": need.die,
+                    "count": need.count,
+                    "purpose": need.purpose,
+                    **need.extra,
+                },
                 "used_so_far": used,
             },
         )

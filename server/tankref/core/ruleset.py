@@ -97,6 +97,9 @@ class Ruleset(Protocol):
     @property
     def clause_prefix(self) -> str: ...  # e.g. "TTT"
 
+    @property
+    def damage_deck(self) -> bool: ...  # draws damage cards (the table may draw them by hand)
+
     # --- tables ----------------------------------------------------------------------------
     @property
     def setup_model(self) -> type[BaseModel]: ...  # players, scenario, options ...
@@ -155,6 +158,7 @@ class ModelState:
     replace its dice (what undo and void need) and sum it up. A plugin sets ``state_model``."""
 
     state_model: ClassVar[type[BaseModel]]
+    damage_deck: ClassVar[bool] = False  # a ruleset that draws damage cards says so
 
     def _state(self, state: Any) -> Any:
         if not isinstance(state, self.state_model):

@@ -40,6 +40,7 @@ class ExportTable(_Strict):
     version: str  # the engine that created the table
     setup: dict[str, Any]
     dice_source: str
+    damage_cards: str = "referee"  # who drew the damage cards (absent from older exports)
     commitment: str  # SHA-256 (hex) of the server seed, published at creation
     seed_chosen: bool
     player_seeds: list[PlayerSeed]  # given at creation; later ones are player_seed events
@@ -200,6 +201,7 @@ def _start(rules: Ruleset, table: ExportTable, seed: str) -> Timeline:
     dice = DiceState.model_validate(
         {
             "source": table.dice_source,
+            "damage_cards": table.damage_cards,
             "seed": seed,
             "player_seeds": [s.seed for s in table.player_seeds],
         }

@@ -72,8 +72,8 @@ def from_rules(err: RulesError, prefix: str = "") -> ApiError:
     else:
         status = 409
     field = err.details.get("field")
-    if isinstance(field, str) and prefix:
-        field = f"{prefix}.{field}"
+    if isinstance(field, str) and prefix and not field.startswith("dice."):
+        field = f"{prefix}.{field}"  # a supplied die or card is named from the body's root
     return ApiError(
         status,
         err.code,

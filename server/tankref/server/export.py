@@ -57,6 +57,7 @@ def export_document(row: TableRow, events: list[EventRow], host: TableHost) -> d
         version=row.version,
         setup=row.setup,
         dice_source=dice.source,
+        damage_cards=dice.damage_cards,
         commitment=row.commitment,
         seed_chosen=row.seed_chosen,
         player_seeds=[

@@ -116,6 +116,7 @@ class TableHost:
         dice = self.rules.dice_state(self.state)
         return DicePublic(
             source=dice.source,
+            damage_cards=dice.damage_cards,
             commitment=self.commitment,
             seed_chosen=self.seed_chosen,
             player_seeds=list(dice.player_seeds),
@@ -241,9 +242,17 @@ class Referee:
             setup = rules.parse_setup(body.setup)
         except ValidationError as exc:
             raise from_validation(list(exc.errors()), "setup") from None
+        if body.dice.damage_cards == "table" and not rules.damage_deck:
+            raise ApiError(
+                422,
+                "NO_DAMAGE_DECK",
+                f"dice.damage_cards: {rules.title} draws no damage cards; leave it 'referee'",
+                field="dice.damage_cards",
+            )
         seed = body.dice.seed or secrets.token_hex(32)
         dice = DiceState(
             source=body.dice.source,
+            damage_cards=body.dice.damage_cards,
             seed=seed,
             player_seeds=tuple(body.dice.player_seeds[k] for k in sorted(body.dice.player_seeds)),
         )
@@ -346,6 +355,8 @@ class Referee:
             repeated = self._repeated(host, request_id, request_sha)
             if repeated is not None:
                 return repeated
+            if dice is not None and dice.damage_card is not None:
+                _refuse_unwanted_card(host)
             action = build(host.state)
             if action is None:
                 return _reply(False, False, host.seq, None, host.summary())
@@ -470,6 +481,22 @@ class Referee:
     # --- reads -----------------------------------------------------------------------------
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
         return self.store.entries(host.id, after, limit)
+
+
+def _refuse_unwanted_card(host: TableHost) -> None:
+    """Up front, before any dice: a card is only taken from a table that draws its own."""
+    if host.rules.dice_state(host.state).damage_cards == "table":
+        return
+    if host.rules.damage_deck:
+        why = "this table's referee draws the damage cards (dice.damage_cards: referee)"
+    else:
+        why = f"{host.rules.title} has no damage deck"
+    raise ApiError(
+        422,
+        "DAMAGE_CARD_NOT_WANTED",
+        f"dice.damage_card: {why}; send the action without a card",
+        field="dice.damage_card",
+    )
 
 
 def seed_players(dice: dict[str, Any]) -> list[str | None]:

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tankref.core.dice import SuppliedDice
+from tankref.core.dice import DamageCards, SuppliedDice
 from tankref.core.geometry import TableArea
 from tankref.core.hexgrid import HexGrid
 from tankref.core.ruleset import TableSummary, TankPut, TankView
@@ -38,6 +38,14 @@ class DiceSetup(_Body):
         default="server",
         description="server: the referee rolls (seeded, committed); table: players roll "
         "physical dice and send the faces.",
+    )
+    damage_cards: DamageCards = Field(
+        default="referee",
+        description="Rulesets with a damage deck (ttt): referee: the referee draws from its "
+        "own deck and a supplied card is refused; table: the players draw from a physical "
+        "deck, and a penetrating hit answers 409 DICE_NEEDED naming the card wanted "
+        "(need.die 'damage_card', the cards left): send the action again with "
+        "dice.damage_card.",
     )
     player_seeds: dict[str, str] = Field(
         default_factory=dict,
@@ -68,6 +76,7 @@ class CreateTable(_Body):
 
 class DicePublic(BaseModel):
     source: str
+    damage_cards: str = Field(description="Who draws damage cards: referee or table.")
     commitment: str = Field(description="SHA-256 (hex) of the server's secret seed.")
     seed_chosen: bool
     player_seeds: list[str]
@@ -145,7 +154,9 @@ class ActionRequest(_Body):
     action: dict[str, Any] = Field(description="The action; its 'kind' says which.")
     dice: SuppliedDice | None = Field(
         default=None,
-        description="Table dice only: the faces rolled, per die colour, in order of use.",
+        description="Table dice only: the faces rolled, per die colour, in order of use; "
+        "damage_card: the card drawn, only on a table whose players draw them "
+        "(dice.damage_cards: table) and only once asked.",
     )
 
 

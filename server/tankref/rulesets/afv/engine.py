@@ -71,7 +71,8 @@ RULING_SLOW = (
 )
 RULING_RETREAT = (
     "'Directly away from the enemy' is away from the nearest enemy unit, within the table's "
-    "retreat tolerance; 'full speed' is up to the full rate."
+    "retreat tolerance; 'full speed' is up to the full rate. It is judged by where the move "
+    "ends: dragged back to where it began, the unit has not fallen back and keeps its marker."
 )
 RULING_SUPPRESSED_FIRE = (
     "A Suppressed unit that has not fallen back may fire only at the nearest enemy it could "
@@ -85,7 +86,8 @@ RULING_AP = "A weapon with hit above 0 is anti-personnel; one with hit 0 is not.
 RULING_PEN = "'Subtract pen from armour' is read as the modifier pen - armour (infantry armour 0)."
 RULING_DEGRADED_VEHICLE = (
     "A Degraded vehicle chooses each phase by what it does: moving more than half its rate "
-    "costs -2 to hit."
+    "for the ground it crossed costs -2 to hit. Degraded infantry become the Degraded "
+    "infantry type instead (the human column)."
 )
 RULING_AFTER_KILL = "Once the target is destroyed the shot's remaining hits are not rolled."
 RULING_LATERAL = (
@@ -103,7 +105,8 @@ RULING_ATGM = (
 )
 RULING_CARRY = (
     "A team boards a carrier within its own move and gets out within its own move of it, "
-    "not in the same phase; carried teams neither spot nor fire and die with their carrier."
+    "not in the same phase (a team that got out is measured from the carrier for the rest "
+    "of that phase); carried teams neither spot nor fire and die with their carrier."
 )
 
 
@@ -384,6 +387,7 @@ def _begin_phase(ctx: Context) -> None:
         u.moved_cm = 0.0
         u.evasive = False
         u.retreated = False
+        u.got_out = False
         u.fired = ()
         u.revealed = False
 
@@ -496,8 +500,9 @@ def check_may_move(state: TableState, unit_id: str) -> UnitState:
     return unit
 
 
-def move_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, list[str]]:
-    """The rate (cm) that applies to a move from the phase's start to ``dest``, and why."""
+def terrain_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, list[str]]:
+    """The full rate (cm) for the ground a move from the phase's start to ``dest`` crosses
+    (AFV-MV3), and why: what "half" is measured against (AFV-MV2, a degraded vehicle's ½)."""
     start = (unit.start_x, unit.start_z)
     rate = unit.card.move_cm
     why = [f"move {both(rate)}"]
@@ -505,6 +510,12 @@ def move_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, l
     if slow is not None and unit.card.slow_move_cm is not None:
         rate = unit.card.slow_move_cm
         why.append(f"{both(rate)} through {state.terrain[slow].kind} ({slow}, AFV-MV3)")
+    return rate, why
+
+
+def move_rate(state: TableState, unit: UnitState, dest: Point) -> tuple[float, list[str]]:
+    """The rate (cm) that applies to a move from the phase's start to ``dest``, and why."""
+    rate, why = terrain_rate(state, unit, dest)
     if unit.evasive:
         rate = rate / 2
         why.append(f"evasive: half, {both(rate)} (AFV-MV2)")
@@ -564,12 +575,24 @@ def _move(ctx: Context, action: Move) -> None:
     ctx.rule("AFV-MV1", RULING_MEASURE)
     if len(why) > 1 and "AFV-MV3" in why[1]:
         ctx.rule("AFV-MV3", RULING_SLOW)
-    if moved <= 0.01:
+    if moved <= 0.01 and u.got_out:
+        # Beside its carrier: getting out was its move (AFV-SPC1), half or less of it.
+        u.moved_cm = 0.001
+        u.facing = normalize_degrees(action.facing)
+        how = _place_direction(ctx, u, 0.0, rate)
+        ctx.say(f"{unit_label(u)} stands by the carrier it got out of: {how} (AFV-MV2).")
+    elif moved <= 0.01:
         # Back where it began (or turned on the spot): not a move.
         u.moved_cm = 0.0
         u.facing = normalize_degrees(action.facing)
         u.direction = None
         ctx.say(f"{unit_label(u)} has not moved from where it began the phase.")
+        if u.retreated:
+            # AFV-MV1 judges the fall-back by where the move ends, not by its first drag:
+            # back at the start it has not fallen back, and the marker is still there.
+            u.retreated = False
+            u.suppressed = True
+            ctx.say(f"{unit_label(u)} did not fall back: it keeps its Suppressed marker (AFV-MV1).")
     else:
         u.moved_cm = round(moved, 3)
         travel = bearing(start, dest)
@@ -583,14 +606,8 @@ def _move(ctx: Context, action: Move) -> None:
         if u.evasive:
             u.direction = normalize_degrees(travel + 90)
             how = "evasive: direction marker across its path"
-        elif moved > full / 2 + 1e-9:
-            u.direction = u.facing
-            how = "more than half its rate: direction marker along its facing"
         else:
-            u.direction = normalize_degrees(travel + 90)
-            how = "half its rate or less: direction marker across its facing"
-            if abs(moved - full / 2) < 0.05:
-                ctx.rule("AFV-MV2", RULING_HALF)
+            how = _place_direction(ctx, u, moved, full)
         ctx.say(f"{unit_label(u)} moved {both(round(moved, 1))} of {both(rate)}: {how} (AFV-MV2).")
         if u.suppressed:
             u.suppressed = False
@@ -606,6 +623,18 @@ def _move(ctx: Context, action: Move) -> None:
         if other.carried_by == u.id:
             o = ctx.edit(other_id)
             o.x, o.z = u.x, u.z
+
+
+def _place_direction(ctx: Context, u: UnitState, moved: float, full: float) -> str:
+    """AFV-MV2 after a move of ``moved`` cm at the full rate ``full``: more than half, the
+    direction marker along the new facing; half or less (exactly half: the ruling), across."""
+    if moved > full / 2 + 1e-9:
+        u.direction = u.facing
+        return "more than half its rate: direction marker along its facing"
+    u.direction = normalize_degrees(u.facing + 90)
+    if abs(moved - full / 2) < 0.05:
+        ctx.rule("AFV-MV2", RULING_HALF)
+    return "half its rate or less: direction marker across its facing"
 
 
 def check_evade(state: TableState, unit_id: str) -> UnitState:
@@ -903,8 +932,15 @@ def plan_fire(state: TableState, fire: Fire, *, suppression: bool = True) -> Sho
         "AFV-HIT2", f"{band_name} range{span}: {both(round(range_cm, 1))}, short "
         f"{both(weapon.short_cm)}", band_mod,
     )  # fmt: skip
-    if unit.degraded and unit.moved_cm > unit.card.move_cm / 2:
-        add("AFV-DMG1", "degraded and moved more than half its rate", -2, RULING_DEGRADED_VEHICLE)
+    # "Move ½ or shoot -2" is the vehicle column (degraded infantry change unit type instead,
+    # AFV-DMG2); half of the rate for the ground the move crossed (AFV-MV3).
+    if unit.degraded and not unit.infantry and unit.moved_cm > 0:
+        full, _ = terrain_rate(state, unit, unit.pos)
+        if unit.moved_cm > full / 2 + 1e-9:
+            add(
+                "AFV-DMG1", "degraded and moved more than half its rate", -2,
+                RULING_DEGRADED_VEHICLE,
+            )  # fmt: skip
     return plan
 
 
@@ -1054,6 +1090,12 @@ def _destroy(ctx: Context, unit: UnitState, by: str) -> None:
 
 def check_embark(state: TableState, action: Embark) -> tuple[UnitState, UnitState, float]:
     team = check_may_move(state, action.tank_id)
+    if team.got_out:
+        refuse(
+            "GOT_OUT_THIS_PHASE", "AFV-SPC1",
+            f"{unit_label(team)} got out of its carrier this phase: it boards again in a "
+            "later phase",
+        )  # fmt: skip
     if not team.infantry:
         refuse("NOT_INFANTRY", "AFV-SPC1", f"{unit_label(team)} is not an infantry team")
     if team.suppressed:
@@ -1125,15 +1167,18 @@ def _disembark(ctx: Context, action: Disembark) -> None:
     t = ctx.edit(team.id)
     t.carried_by = None
     t.x, t.z = action.x, action.z
-    t.start_x, t.start_z = action.x, action.z
+    # Its move this phase is measured from the carrier: a later drag stays within its rate
+    # of it (AFV-SPC1), and it does not board again this phase.
+    t.start_x, t.start_z = carrier.x, carrier.z
+    t.got_out = True
     t.moved_cm = max(round(dist, 3), 0.001)
     if dist > 0:
         t.facing = round(bearing(carrier.pos, t.pos), 3)
-    t.direction = t.facing
+    how = _place_direction(ctx, t, dist, t.card.move_cm)  # AFV-MV2 applies to getting out
     ctx.rule("AFV-SPC1", RULING_CARRY)
     ctx.say(
         f"{unit_label(t)} gets out of {unit_label(carrier)}, {both(round(dist, 1))} away "
-        "(AFV-SPC1)."
+        f"(AFV-SPC1): {how} (AFV-MV2)."
     )
 
 

@@ -105,6 +105,7 @@ class UnitState(BaseModel):
     moved_cm: float = 0.0
     evasive: bool = False
     retreated: bool = False
+    got_out: bool = False  # got out of its carrier this phase: measured from it (AFV-SPC1)
     fired: tuple[int, ...] = ()  # weapon systems fired this phase (AFV-FR1)
     revealed: bool = False  # fired while suppressed: seen by all until its next phase
 

@@ -93,12 +93,15 @@ def new_table(
             {"problems": [{"field": f, "problem": p} for f, p in problems]},
         )
     cards = cards or default_cards()
+    # The shipped designs are held to the table's ceiling too (MTC-BP1): those above it are
+    # not fielded here; placing one is refused naming its cost.
+    shipped = {k: d for k, d in cards.designs.items() if d.build_points <= options.max_bp}
     state = TableState(
         players=players,
         grid=grid or HexGrid(),
         area=area or TableArea(),
         options=options,
-        designs={**cards.designs, **{d.id: d for d in designs}},
+        designs={**shipped, **{d.id: d for d in designs}},
         die=cards.die,
         setup_terrain=tuple(terrain),
         dice=dice or DiceState(),
@@ -222,6 +225,15 @@ def _place_tank(ctx: Context, action: PlaceTank) -> None:
             {"field": "reserve"},
         )
     design = state.designs.get(action.design)
+    over = default_cards().designs.get(action.design)
+    if design is None and over is not None and over.build_points > state.options.max_bp:
+        raise RulesError(
+            "DESIGN_OVER_BP",
+            "MTC-BP1",
+            f"card: {over.name} ({over.id}) costs {over.build_points} BP, more than this "
+            f"table's {state.options.max_bp} BP (max_bp)",
+            {"field": "card"},
+        )
     if design is None:
         raise RulesError(
             "UNKNOWN_CARD",

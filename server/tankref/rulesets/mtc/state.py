@@ -41,8 +41,9 @@ class Options(BaseModel):
     max_bp: int = Field(
         default=MAX_BP,
         ge=4,
-        le=20,
-        description="MTC-BP1: the most build points a design may cost (the text: 15).",
+        le=MAX_BP,  # "Tanks can go up in size to 15 BPs": a table may agree on less only
+        description="MTC-BP1: the most build points a design may cost, shipped designs "
+        "included (the text: up to 15; a table may agree on less).",
     )
     turn_limit: int = Field(
         default=12, ge=1, le=200, description="Turns before the game ends in a draw."

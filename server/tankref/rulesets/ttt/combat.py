@@ -546,15 +546,17 @@ def do_engage(ctx: Context, action: Engage) -> None:
     if not _roll_penetration(ctx, plan, s, reroll_left):
         return
 
-    card = draw_damage_card(ctx)
+    card = draw_damage_card(ctx, t.id)
     outcome["damage_card"] = card.name
     apply_damage(ctx, t.id, card)
     if ctx.state.tanks[t.id].on_board:
         ctx.trigger_morale(t.id, "suffered a penetrating hit")
 
 
-def draw_damage_card(ctx: Context) -> DamageCard:
+def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
     """Without replacement from the table's deck; a full deck is shuffled in when it is empty.
+    A table that draws its own cards is asked for the one its owner drew (TTT-E7: "the player
+    controlling the hit tank must draw a damage card"), naming the cards left to draw.
 
     Drawing a uniformly random card from what is left is the same as drawing the top card of
     a shuffled pile, and costs the generator one number per card instead of a whole shuffle.
@@ -566,8 +568,15 @@ def draw_damage_card(ctx: Context) -> DamageCard:
         deck.discard = ()
         deck.shuffles += 1
         ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
-    chosen = ctx.bag.take_damage_card()
     pile = list(deck.draw_pile)
+    hit = state.tanks[tank_id]
+    chosen = ctx.bag.take_damage_card(
+        f"for {tank_label(hit)}: {hit.player} draws it (TTT-E7)",
+        tank_id=hit.id,
+        player=hit.player,
+        cards=sorted(set(pile)),
+        deck_reshuffled=deck.shuffles != state.deck.shuffles,
+    )
     if chosen is None:
         name = pile.pop(ctx.bag.uniform(len(pile)))
     else:
@@ -577,7 +586,7 @@ def draw_damage_card(ctx: Context) -> DamageCard:
                 "TTT-E7",
                 f"dice.damage_card: {chosen!r} is not left in the deck "
                 f"(left: {', '.join(sorted(set(pile)))})",
-                field="damage_card",
+                field="dice.damage_card",
             )
         pile.remove(chosen)
         name = chosen

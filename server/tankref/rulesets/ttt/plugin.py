@@ -62,6 +62,7 @@ class TinyTableTopTanks(ModelState):
     title: str = "TinyTableTopTanks"
     clause_prefix: str = "TTT"
     state_model: ClassVar[type[BaseModel]] = TableState
+    damage_deck: ClassVar[bool] = True  # TTT-E7
 
     # --- tables ----------------------------------------------------------------------------
     @property

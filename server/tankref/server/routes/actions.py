@@ -16,7 +16,9 @@ router = APIRouter(prefix="/tables/{table_id}/actions", tags=["actions"])
 async def post_action(body: ActionRequest, access: WriteDep) -> Response:
     """Adjudicate one action. The same ``request_id`` again returns the first result and
     never rolls again. With table dice, a 409 ``DICE_NEEDED`` says which dice to roll next:
-    roll them and send the action again with every face so far."""
+    roll them and send the action again with every face so far. A table that draws its own
+    damage cards (``dice.damage_cards: table``) is asked the same way for the card
+    (``need.die`` ``damage_card``): send it as ``dice.damage_card``."""
     try:
         action = access.host.rules.parse_action(body.action)
     except ValidationError as exc:
