@@ -11,8 +11,36 @@ local unitmenu = use("unitmenu")
 
 local M = {}
 
+-- What a created table starts (menus.lua sets it): the job's reply goes there.
+local on_created = nil
+
+function M.on_table_created(fn)
+  on_created = fn
+end
+
+-- New table is a job like any write, so Retry resends it after an unreachable referee.
+local function send_create(job)
+  referee.create_table(job.body, function(outcome)
+    if outcome.ok then
+      model.state.pending = nil
+      if on_created ~= nil then
+        on_created(job, outcome)
+      end
+      return
+    end
+    render.warn(http.explain(outcome, job.label, model.state.url))
+    if outcome.kind == "refused" then
+      model.state.pending = nil
+    end
+  end)
+end
+
 local function send(job)
   model.state.pending = job
+  if job.create then
+    send_create(job)
+    return
+  end
   local body = job.body
   if job.faces ~= nil and next(job.faces) ~= nil then
     body = {}
@@ -68,8 +96,9 @@ local function send(job)
   end)
 end
 
--- POST an action ({kind = ..., ...}); `label` names it in messages.
-function M.act(action, label)
+-- POST an action ({kind = ..., ...}); `label` names it in messages; `by` ({seat,
+-- as_referee}, seats.lua) says who ordered it, for the referee's log.
+function M.act(action, label, by)
   if not model.has_table() then
     render.warn("tankref: no table yet. Choose 'New table' on the tankref board first.")
     return
@@ -77,9 +106,14 @@ function M.act(action, label)
   send({
     method = "POST",
     path = referee.path_actions(),
-    body = { request_id = model.next_request_id(), action = action },
+    body = { request_id = model.next_request_id(), action = action, by = by },
     label = label,
   })
+end
+
+-- POST /tables (`what` names it, `setup` is the setup's key); on_table_created gets the reply.
+function M.create(body, what, setup)
+  send({ create = true, body = body, label = "New table", what = what, table_setup = setup })
 end
 
 -- PUT a tank / terrain piece / objective where the model stands. `revert`: the guid of a
@@ -88,6 +122,10 @@ end
 function M.put(path, body, label, revert)
   body.request_id = model.next_request_id()
   send({ method = "PUT", path = path, body = body, label = label, revert = revert })
+end
+
+function M.pending()
+  return model.state.pending
 end
 
 function M.retry()

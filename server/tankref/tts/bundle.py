@@ -24,6 +24,7 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
         "http",
         "referee",
         "render",
+        "seats",
         "unitmenu",
         "dice",
         "scene",
