@@ -34,11 +34,11 @@ end
 function M.roll(need, done)
   local die = util.str(need.die)
   if #free_dice(die) == 0 then
-    done(nil, string.format("tankref: no %s dice on the table (tag them die_%s).", die, die))
+    done(nil, string.format("tankref: no %s dice on the table (tag them die_%s).", util.str(die), util.str(die)))
     return
   end
-  printToAll(string.format("Rolling %s %s %s %s", util.num(need.count), die,
-    need.count == 1 and "die" or "dice", util.str(need.purpose)), { 0.8, 0.8, 1 })
+  printToAll(string.format("Rolling %s %s %s %s", util.num(need.count), util.str(die),
+    util.str(need.count == 1 and "die" or "dice"), util.str(need.purpose)), { 0.8, 0.8, 1 })
   local faces = {}
   local spoiled = 0
   local function batch()

@@ -67,7 +67,7 @@ function M.explain(outcome, what, url)
     return string.format(
       "tankref: %s: %s at %s. Start it on the host computer with `tankref serve` "
         .. "(or set the URL: type !tankref url http://...), then choose Retry on the tankref board.",
-      util.str(what), why, util.str(url))
+      util.str(what), util.str(why), util.str(url))
   end
   if outcome.kind == "bad_reply" then
     return string.format(

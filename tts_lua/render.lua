@@ -303,7 +303,7 @@ function M.why(result)
   for _, m in ipairs(result.modifiers or {}) do
     local amount = type(m.amount) == "number" and m.amount or 0
     local sign = amount >= 0 and "+" or ""
-    local part = string.format("%s %s%s", util.str(m.label), sign, util.num(amount))
+    local part = string.format("%s %s%s", util.str(m.label), util.str(sign), util.num(amount))
     if m.clause ~= nil then
       part = part .. ", " .. util.str(m.clause)
     end

@@ -108,10 +108,10 @@ function M.order_for(colour, side, what)
     return { seat = colour, as_referee = false }
   end
   if M.is_referee(colour) then
-    printToAll(string.format("tankref: %s acts for %s as the table's referee: %s.", M.who(colour), util.str(side), util.str(what)), { 0.9, 0.8, 0.5 })
+    printToAll(string.format("tankref: %s acts for %s as the table's referee: %s.", util.str(M.who(colour)), util.str(side), util.str(what)), { 0.9, 0.8, 0.5 })
     return { seat = colour, as_referee = true }
   end
-  return refuse(string.format("%s may not order %s's units (%s); only the %s seat or the host may.", M.who(colour), util.str(side), util.str(what), util.str(M.seat_of(side))))
+  return refuse(string.format("%s may not order %s's units (%s); only the %s seat or the host may.", util.str(M.who(colour)), util.str(side), util.str(what), util.str(M.seat_of(side))))
 end
 
 -- Table-wide game steps (crew roll, start game, end phase, retry): a side's seat or a referee.
@@ -122,7 +122,7 @@ function M.table_order(colour, what)
   if M.is_referee(colour) then
     return { seat = colour, as_referee = true }
   end
-  return refuse(string.format("%s sits at no side of this table: %s is for the players or the host.", M.who(colour), util.str(what)))
+  return refuse(string.format("%s sits at no side of this table: %s is for the players or the host.", util.str(M.who(colour)), util.str(what)))
 end
 
 -- New table, the referee URL, end of game, rulings: the host or a promoted player only.
@@ -130,7 +130,7 @@ function M.referee_only(colour, what)
   if M.is_referee(colour) then
     return true
   end
-  refuse(string.format("%s is for the host or a promoted player (%s may not).", util.str(what), M.who(colour)))
+  refuse(string.format("%s is for the host or a promoted player (%s may not).", util.str(what), util.str(M.who(colour))))
   return false
 end
 
