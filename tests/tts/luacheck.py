@@ -288,9 +288,9 @@ def moonsharp_differences(source: str) -> list[str]:
                 if not literal and text not in _STRING_MAKERS:
                     shown = " ".join(a.value for a in arg)
                     found.append(f"line {t.line}: %s of `{shown}` (use util.str)")
-        if t.kind == "op" and t.value == "#":
-            if k + 2 < len(tokens) and tokens[k + 1].kind == "name" and vals[k + 2] in ".[:":
-                found.append(f"line {t.line}: # on `{vals[k + 1]}{vals[k + 2]}...` (use util.len)")
+        field_length = k + 2 < len(tokens) and tokens[k + 1].kind == "name"
+        if t.kind == "op" and t.value == "#" and field_length and vals[k + 2] in ".[:":
+            found.append(f"line {t.line}: # on `{vals[k + 1]}{vals[k + 2]}...` (use util.len)")
         if t.kind == "name" and vals[k : k + 4] == ["table", ".", "sort", "("]:
             args, _ = _args(tokens, k + 3)
             if len(args) < 2:
