@@ -111,6 +111,19 @@ function M.act(action, label, by)
   })
 end
 
+-- POST a table control (`name`: "end", "undo"; `fields` beside the request id): the host's.
+function M.control(name, fields, label)
+  if not model.has_table() then
+    render.warn("tankref: no table yet. Choose 'New table' on the tankref board first.")
+    return
+  end
+  local body = { request_id = model.next_request_id() }
+  for k, v in pairs(fields or {}) do
+    body[k] = v
+  end
+  send({ method = "POST", path = referee.path_control(name), body = body, label = label })
+end
+
 -- POST /tables (`what` names it, `setup` is the setup's key); on_table_created gets the reply.
 function M.create(body, what, setup)
   send({ create = true, body = body, label = "New table", what = what, table_setup = setup })

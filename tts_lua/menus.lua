@@ -311,6 +311,24 @@ function M.chat(message, sender)
     render.say("tankref: referee URL is now " .. model.state.url, { 0.6, 1, 0.6 })
     return false
   end
+  -- Ending the game and taking an action back are the table referee's rulings.
+  if string.match(message, "^!tankref end") then
+    if seats.referee_only(colour, "Ending the game") then
+      local reason = string.match(message, "^!tankref end%s+(.+)$")
+      local text = "ended at the table by " .. seats.who(colour)
+      if reason ~= nil then
+        text = string.sub(reason .. " (" .. text .. ")", 1, 200)
+      end
+      actions.control("end", { reason = text }, "End of game")
+    end
+    return false
+  end
+  if string.match(message, "^!tankref undo") then
+    if seats.referee_only(colour, "Undo") then
+      actions.control("undo", {}, "Undo")
+    end
+    return false
+  end
   if string.match(message, "^!tankref") then
     render.say("tankref: referee " .. model.state.url .. ", table " .. util.str(model.state.table_id) .. " (" .. table_ruleset().title .. "), " .. util.num(model.state.seq) .. " entries drawn.")
     return false

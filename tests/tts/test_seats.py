@@ -180,3 +180,28 @@ def test_rewind_puts_models_where_the_referee_has_them_without_repeating_chat(
     assert not repeated, repeated
     assert game.saved["seq"] == game.read()["seq"]
     assert json.loads(older["LuaScriptState"])["seq"] < game.saved["seq"]
+
+
+def test_only_the_host_ends_the_game_or_takes_an_action_back(
+    referee: LiveReferee, tts_table: Table
+) -> None:
+    game = _game(tts_table, referee.url)
+    tts = game.tts
+    r1 = guid_of(tts, "Red 1")
+    game.press("New table")
+    game.press("Crew roll")
+    game.press("Start game")
+    game.order(r1, "Wait")
+    tts.say("!tankref undo", color="Blue")
+    tts.say("!tankref end we are tired", color="Blue")
+    tts.settle()
+    assert tts.said("Undo is for the host or a promoted player")
+    assert game.summary()["status"] == "playing"
+    kinds = [e["kind"] for e in _log(game)]
+    tts.say("!tankref undo", color="Red")
+    tts.settle()
+    assert len(_log(game)) == len(kinds) + 1  # the Wait taken back, by the host
+    tts.say("!tankref end we are tired", color="Red")
+    tts.settle()
+    assert game.summary()["status"] == "over"
+    assert "we are tired (ended at the table by Rita (Red))" in json.dumps(_log(game)[-1])
