@@ -96,8 +96,20 @@ function M.side_of(colour)
   return nil
 end
 
+-- The same line again within a moment (a turn and a drop of one model) is said once.
+local last_line, last_at = nil, -10
+
+local function note(text, colour)
+  local now = os.time()
+  if text == last_line and now - last_at < 2 then
+    return
+  end
+  last_line, last_at = text, now
+  printToAll(text, colour)
+end
+
 local function refuse(text)
-  printToAll("tankref: " .. text, { 1, 0.5, 0.3 })
+  note("tankref: " .. text, { 1, 0.5, 0.3 })
   return nil
 end
 
@@ -108,7 +120,7 @@ function M.order_for(colour, side, what)
     return { seat = colour, as_referee = false }
   end
   if M.is_referee(colour) then
-    printToAll(string.format("tankref: %s acts for %s as the table's referee: %s.", util.str(M.who(colour)), util.str(side), util.str(what)), { 0.9, 0.8, 0.5 })
+    note(string.format("tankref: %s acts for %s as the table's referee: %s.", util.str(M.who(colour)), util.str(side), util.str(what)), { 0.9, 0.8, 0.5 })
     return { seat = colour, as_referee = true }
   end
   return refuse(string.format("%s may not order %s's units (%s); only the %s seat or the host may.", util.str(M.who(colour)), util.str(side), util.str(what), util.str(M.seat_of(side))))

@@ -147,6 +147,9 @@ function M.changed(obj, colour)
     return
   end
   local guid = obj.getGUID()
+  if obj.held_by_color ~= nil then
+    return -- turned while carried: the drop that follows decides (and speaks once)
+  end
   local by = allowed(obj, colour)
   if by == nil then
     stop(guid)

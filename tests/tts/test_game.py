@@ -65,6 +65,10 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     tts.click(b1, "Fire")
     tts.settle()
     assert tts.said("Accuracy: ")  # the math, in chat
+    # ... printed, not broadcast, with each modifier's reason and clause beside it
+    assert all(c.kind == "print" for c in tts.chat if c.text.startswith("Accuracy: "))
+    why = [c.text for c in tts.chat if c.text.startswith("Why: ")]
+    assert why and "TTT-" in why[-1], why
     assert all(not b.startswith("Fire") for b in tts.buttons(b1))  # picking is over
     # The best-armour turn: the model now faces where the referee says.
     facing = {t["tank_id"]: t["facing"] for t in game.read()["tanks"]}[b1]
@@ -119,6 +123,10 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     final = game.summary()
     assert final["winner"] == "Red"
     assert tts.said("Victory: Red!")
+    # Centre-screen broadcasts are for headlines only: the new table and the victory.
+    headlines = [c.text for c in tts.chat if c.kind == "broadcast"]
+    assert len(headlines) == 2, headlines
+    assert headlines[0].startswith("tankref: table ") and headlines[1].startswith("Victory: Red!")
     assert ring_radii(tts.global_lines) == []  # the smoke has cleared
     views: dict[str, Any] = {}  # each tank as the last log entry that changed it drew it
     for entry in game.read("/log?limit=500")["entries"]:
