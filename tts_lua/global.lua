@@ -10,6 +10,7 @@ function onLoad(saved_state)
   model.load(saved_state)
   menus.install()
   if model.has_table() then
+    model.fresh_session()
     menus.resume()
   end
 end

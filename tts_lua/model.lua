@@ -77,6 +77,12 @@ function M.new_table(table_id, token)
   M.state.counter = 0
 end
 
+-- A loaded or rewound game starts a fresh id prefix: a rewind brings back an older counter,
+-- and an id the referee has seen would answer with that older request's result.
+function M.fresh_session()
+  M.state.session = string.format("%d.%d", math.floor(os.time()), math.random(1, 999999))
+end
+
 function M.next_request_id()
   M.state.counter = M.state.counter + 1
   return string.format("tts-%s-%d", util.str(M.state.session or "0"), M.state.counter)

@@ -180,6 +180,10 @@ def test_rewind_puts_models_where_the_referee_has_them_without_repeating_chat(
     assert not repeated, repeated
     assert game.saved["seq"] == game.read()["seq"]
     assert json.loads(older["LuaScriptState"])["seq"] < game.saved["seq"]
+    # The rewound counter is older, but request ids never repeat: the next order applies.
+    game.order(r1, "Wait")
+    assert [e["kind"] for e in _log(game)][-1] == "wait"
+    assert _log(game)[-1]["request_id"] not in [e["request_id"] for e in _log(game)[:-1]]
 
 
 def test_only_the_host_ends_the_game_or_takes_an_action_back(
