@@ -292,6 +292,15 @@ function M.install()
   addContextMenuItem("tankref: retry", function(colour) M.retry(colour) end)
   addContextMenuItem("tankref: mortar smoke here", function(colour, position) picker.point_at(position, colour) end)
   addContextMenuItem("tankref: get out here", function(colour, position) picker.point_at(position, colour) end)
+  -- The table's menu does not open over an object (the play area, terrain): the same items on
+  -- every field piece that is not a unit, a die or the board take the pointer's spot.
+  for _, obj in ipairs(getObjects()) do
+    local die = util.tag_value(obj, "die_") ~= nil
+    if not model.is_tank(obj) and not die and not obj.hasTag("tankref_board") then
+      obj.addContextMenuItem("tankref: mortar smoke here", function(colour) picker.pointer_point(colour) end)
+      obj.addContextMenuItem("tankref: get out here", function(colour) picker.pointer_point(colour) end)
+    end
+  end
   unitmenu.install()
   M.draw_board()
 end

@@ -204,6 +204,15 @@ function M.point_at(position, colour)
   actions.act(action, M.label(p.item), by)
 end
 
+-- A field object's menu item: the armed point order goes where the player right-clicked.
+function M.pointer_point(colour)
+  local player = type(colour) == "string" and Player[colour] or nil
+  if player == nil then
+    return
+  end
+  M.point_at(player.getPointerPosition(), colour)
+end
+
 -- A scripting key: the armed point order goes to the spot under the player's pointer.
 function M.key_point(colour)
   if pointing == nil or type(colour) ~= "string" then

@@ -464,9 +464,14 @@ class FakeTTS:
         )
         self._raise_errors()
 
-    def menu(self, guid: str, label: str, color: str = "Red") -> None:
-        """Right-click the model and choose the item whose label starts with ``label``."""
+    def menu(
+        self, guid: str, label: str, color: str = "Red", at: tuple[float, float] | None = None
+    ) -> None:
+        """Right-click the model (at the point ``at`` on it, where the pointer then is) and
+        choose the item whose label starts with ``label``."""
         obj = self.objects[guid]
+        if at is not None:
+            self.players_pointer(color, at)
         for item_label, fn, lua in obj.menu:
             if item_label.startswith(label):
                 pos = _vector(lua, obj.position)

@@ -209,3 +209,25 @@ def test_only_the_host_ends_the_game_or_takes_an_action_back(
     tts.settle()
     assert game.summary()["status"] == "over"
     assert "we are tired (ended at the table by Rita (Red))" in json.dumps(_log(game)[-1])
+
+
+def test_a_point_order_on_covered_ground_works_from_the_objects_menu(
+    referee: LiveReferee, tts_table: Table
+) -> None:
+    """The table's own menu does not open over the hedge (FACTS.md): right-clicking the hedge
+    offers the same item, and the smoke lands where the pointer was."""
+    game = _game(tts_table, referee.url, moves={"Blue 1": (-4.0, 20.0, 180.0)})
+    tts = game.tts
+    b1 = guid_of(tts, "Blue 1")
+    hedge = next(o.guid for o in tts.objects.values() if o.nickname == "Hedge")
+    game.press("New table")
+    game.press("Crew roll")
+    game.press("Start game")
+    game.press("End phase")
+    game.order(b1, "Smoke")
+    assert hedge in [o.guid for o in tts.covering(-4.0, 9.2)]  # the hedge covers the spot
+    tts.menu(hedge, "tankref: mortar smoke here", color="Blue", at=(-4.0, 9.2))
+    tts.settle()
+    smoke = game.read()["state"]["smoke"]
+    assert [(s["x"], s["z"]) for s in smoke] == [(-4.0, 9.2)], tts.chat_text()[-500:]
+    assert _log(game)[-1]["by"] == {"seat": "Blue", "as_referee": False}
