@@ -231,3 +231,19 @@ def test_a_point_order_on_covered_ground_works_from_the_objects_menu(
     smoke = game.read()["state"]["smoke"]
     assert [(s["x"], s["z"]) for s in smoke] == [(-4.0, 9.2)], tts.chat_text()[-500:]
     assert _log(game)[-1]["by"] == {"seat": "Blue", "as_referee": False}
+
+
+def test_a_spectator_moving_terrain_is_put_back_and_nothing_is_sent(
+    referee: LiveReferee, tts_table: Table
+) -> None:
+    game = _game(tts_table, referee.url)
+    tts = game.tts
+    game.press("New table")
+    hedge = next(o.guid for o in tts.objects.values() if o.nickname == "Hedge")
+    puts = _puts(game, hedge)
+    tts.drop(hedge, 10.0, 0.0, 45.0, color="Grey")
+    tts.settle()
+    obj = tts.get(hedge)
+    assert (obj.position[0], obj.position[2], obj.rotation[1]) == (0.0, 9.0, 0.0)
+    assert _puts(game, hedge) == puts
+    assert tts.said("Watcher (Grey) sits at no side of this table")
