@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from faketts import MenuClosed
 from ttsplay import Game, Table, guid_of
 
 from serverkit import LiveReferee, free_port
@@ -216,20 +218,25 @@ def test_a_point_order_on_covered_ground_works_from_the_objects_menu(
 ) -> None:
     """The table's own menu does not open over the hedge (FACTS.md): right-clicking the hedge
     offers the same item, and the smoke lands where the pointer was."""
-    game = _game(tts_table, referee.url, moves={"Blue 1": (-4.0, 20.0, 180.0)})
+    game = _game(tts_table, referee.url)
     tts = game.tts
     b1 = guid_of(tts, "Blue 1")
-    hedge = next(o.guid for o in tts.objects.values() if o.nickname == "Hedge")
+    hedge = next(o for o in tts.objects.values() if o.nickname == "Hedge")
+    spot = (round(hedge.position[0] - 4.0, 2), round(hedge.position[2] + 0.2, 2))
+    b = tts.get(b1)
+    b.position = [spot[0], b.position[1], b.position[2]]  # set up within mortar range
     game.press("New table")
     game.press("Crew roll")
     game.press("Start game")
     game.press("End phase")
     game.order(b1, "Smoke")
-    assert hedge in [o.guid for o in tts.covering(-4.0, 9.2)]  # the hedge covers the spot
-    tts.menu(hedge, "tankref: mortar smoke here", color="Blue", at=(-4.0, 9.2))
+    assert hedge in tts.covering(*spot)  # the hedge covers the spot
+    with pytest.raises(MenuClosed):
+        tts.global_menu("tankref: mortar smoke here", color="Blue", at=spot)
+    tts.menu(hedge.guid, "tankref: mortar smoke here", color="Blue", at=spot)
     tts.settle()
     smoke = game.read()["state"]["smoke"]
-    assert [(s["x"], s["z"]) for s in smoke] == [(-4.0, 9.2)], tts.chat_text()[-500:]
+    assert [(s["x"], s["z"]) for s in smoke] == [spot], tts.chat_text()[-500:]
     assert _log(game)[-1]["by"] == {"seat": "Blue", "as_referee": False}
 
 
@@ -240,10 +247,11 @@ def test_a_spectator_moving_terrain_is_put_back_and_nothing_is_sent(
     tts = game.tts
     game.press("New table")
     hedge = next(o.guid for o in tts.objects.values() if o.nickname == "Hedge")
-    puts = _puts(game, hedge)
-    tts.drop(hedge, 10.0, 0.0, 45.0, color="Grey")
-    tts.settle()
     obj = tts.get(hedge)
-    assert (obj.position[0], obj.position[2], obj.rotation[1]) == (0.0, 9.0, 0.0)
+    was = (obj.position[0], obj.position[2], obj.rotation[1])
+    puts = _puts(game, hedge)
+    tts.drop(hedge, was[0] + 10.0, was[1] - 5.0, was[2] + 45.0, color="Grey")
+    tts.settle()
+    assert (obj.position[0], obj.position[2], obj.rotation[1]) == was
     assert _puts(game, hedge) == puts
     assert tts.said("Watcher (Grey) sits at no side of this table")
