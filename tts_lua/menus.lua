@@ -195,7 +195,7 @@ function M.resume()
       seats.assign(model.state.players)
     end
     render.lines()
-    scene.refresh()
+    scene.refresh(true)
     unitmenu.refresh()
     M.draw_board()
     render.say("tankref: resumed table " .. util.str(model.state.table_id) .. "; every model is where the referee has it.", { 0.6, 1, 0.6 })

@@ -255,3 +255,27 @@ def test_a_spectator_moving_terrain_is_put_back_and_nothing_is_sent(
     assert (obj.position[0], obj.position[2], obj.rotation[1]) == was
     assert _puts(game, hedge) == puts
     assert tts.said("Watcher (Grey) sits at no side of this table")
+
+
+def test_rewind_puts_terrain_where_the_referee_has_it(
+    referee: LiveReferee, tts_table: Table
+) -> None:
+    game = _game(tts_table, referee.url)
+    tts = game.tts
+    game.press("New table")
+    hedge = next(o.guid for o in tts.objects.values() if o.nickname == "Hedge")
+    older = tts.save()
+    was = tts.get(hedge).position[:]
+    tts.drop(hedge, was[0] + 6.0, was[2] - 2.0, 30.0, color="Red")
+    tts.settle()
+    placed = [t for t in game.read("/scene")["terrain"] if t["id"] == hedge][0]["shape"]
+    tts.rewind(older)
+    assert tts.get(hedge).position == was  # TTS brought back the older place
+    tts.settle()
+    obj = tts.get(hedge)
+    assert (
+        abs(obj.position[0] - (was[0] + 6.0)) < 0.01
+        and abs(obj.position[2] - (was[2] - 2.0)) < 0.01
+    )
+    assert abs(obj.rotation[1] - 30.0) < 0.1
+    assert [t for t in game.read("/scene")["terrain"] if t["id"] == hedge][0]["shape"] == placed
