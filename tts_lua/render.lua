@@ -153,56 +153,6 @@ function M.revert(guid)
   return true
 end
 
--- Move a piece to (x, z) and yaw when it stands more than a drift away (positions in inches).
-local function place(obj, x, z, yaw)
-  local pos, rot = obj.getPosition(), obj.getRotation()
-  if math.abs(pos.x - x) + math.abs(pos.z - z) > 0.25 then
-    obj.setPosition({ x, pos.y, z })
-  end
-  if yaw ~= nil and util.turn_between(rot.y, yaw) > 2 then
-    obj.setRotation({ rot.x, yaw, rot.z })
-  end
-end
-
--- A terrain footprint's centre and yaw: a circle's centre; a polygon's corner mean, its yaw
--- from the first edge (tracker.lua posts corners turned from the piece's local +x).
-local function footprint_place(shape)
-  if shape.shape == "circle" then
-    return shape.x, shape.z, nil
-  end
-  local n = util.len(shape.points)
-  if n < 2 then
-    return nil
-  end
-  local x, z = 0, 0
-  for i = 1, n do
-    x, z = x + shape.points[i][1], z + shape.points[i][2]
-  end
-  local dx = shape.points[2][1] - shape.points[1][1]
-  local dz = shape.points[2][2] - shape.points[1][2]
-  return x / n, z / n, util.yaw(math.deg(math.atan2(-dz, dx)))
-end
-
--- Terrain pieces and the objective where the referee's scene has them (after a rewind).
-function M.place_scene(scene)
-  for _, t in ipairs(scene.terrain or {}) do
-    local obj = getObjectFromGUID(t.id)
-    if obj ~= nil and obj.held_by_color == nil and type(t.shape) == "table" then
-      local x, z, yaw = footprint_place(t.shape)
-      if x ~= nil then
-        place(obj, x, z, yaw)
-      end
-    end
-  end
-  for _, ring in ipairs(scene.rings or {}) do
-    if ring.kind == "objective" then
-      for _, obj in ipairs(getObjectsWithTag("objective")) do
-        place(obj, ring.x, ring.z, nil)
-      end
-    end
-  end
-end
-
 local function circle(x, z, radius, colour)
   local points = {}
   local steps = 36

@@ -268,7 +268,7 @@ def test_rewind_puts_terrain_where_the_referee_has_it(
     was = tts.get(hedge).position[:]
     tts.drop(hedge, was[0] + 6.0, was[2] - 2.0, 30.0, color="Red")
     tts.settle()
-    placed = [t for t in game.read("/scene")["terrain"] if t["id"] == hedge][0]["shape"]
+    placed = next(t for t in game.read("/scene")["terrain"] if t["id"] == hedge)["shape"]
     tts.rewind(older)
     assert tts.get(hedge).position == was  # TTS brought back the older place
     tts.settle()
@@ -278,4 +278,4 @@ def test_rewind_puts_terrain_where_the_referee_has_it(
         and abs(obj.position[2] - (was[2] - 2.0)) < 0.01
     )
     assert abs(obj.rotation[1] - 30.0) < 0.1
-    assert [t for t in game.read("/scene")["terrain"] if t["id"] == hedge][0]["shape"] == placed
+    assert next(t for t in game.read("/scene")["terrain"] if t["id"] == hedge)["shape"] == placed
