@@ -4,6 +4,7 @@
 -- smoke laid before this table was loaded.
 -- One request at a time; entries arriving meanwhile ask once more when it returns. A
 -- referee without the route leaves the rings drawn from the entries' own smoke events.
+-- After a reload or rewind it also sets terrain and the objective where the scene has them.
 local util = use("util")
 local model = use("model")
 local referee = use("referee")
