@@ -86,10 +86,13 @@ class Table:
         *,
         request_id: str | None = None,
         dice: dict[str, Any] | None = None,
+        by: object = None,
     ) -> httpx.Response:
         body: dict[str, Any] = {"request_id": request_id or self.next_id(), "action": action}
         if dice is not None:
             body["dice"] = dice
+        if by is not None:
+            body["by"] = by
         return self.http.post(self.path("/actions"), json=body)
 
     def ok(self, response: httpx.Response, status: int = 200) -> dict[str, Any]:

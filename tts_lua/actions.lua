@@ -8,11 +8,40 @@ local render = use("render")
 local dice = use("dice")
 local scene = use("scene")
 local unitmenu = use("unitmenu")
+local seats = use("seats")
 
 local M = {}
 
+-- What a created table starts (menus.lua sets it): the job's reply goes there.
+local on_created = nil
+
+function M.on_table_created(fn)
+  on_created = fn
+end
+
+-- New table is a job like any write, so Retry resends it after an unreachable referee.
+local function send_create(job)
+  referee.create_table(job.body, function(outcome)
+    if outcome.ok then
+      model.state.pending = nil
+      if on_created ~= nil then
+        on_created(job, outcome)
+      end
+      return
+    end
+    render.warn(http.explain(outcome, job.label, model.state.url))
+    if outcome.kind == "refused" then
+      model.state.pending = nil
+    end
+  end)
+end
+
 local function send(job)
   model.state.pending = job
+  if job.create then
+    send_create(job)
+    return
+  end
   local body = job.body
   local has_faces = job.faces ~= nil and next(job.faces) ~= nil
   if has_faces or job.card ~= nil then
@@ -75,8 +104,9 @@ local function send(job)
   end)
 end
 
--- POST an action ({kind = ..., ...}); `label` names it in messages.
-function M.act(action, label)
+-- POST an action ({kind = ..., ...}); `label` names it in messages; `by` ({seat,
+-- as_referee}, seats.lua) says who ordered it, for the referee's log.
+function M.act(action, label, by)
   if not model.has_table() then
     render.warn("tankref: no table yet. Choose 'New table' on the tankref board first.")
     return
@@ -84,9 +114,27 @@ function M.act(action, label)
   send({
     method = "POST",
     path = referee.path_actions(),
-    body = { request_id = model.next_request_id(), action = action },
+    body = { request_id = model.next_request_id(), action = action, by = by },
     label = label,
   })
+end
+
+-- POST a table control (`name`: "end", "undo"; `fields` beside the request id): the host's.
+function M.control(name, fields, label)
+  if not model.has_table() then
+    render.warn("tankref: no table yet. Choose 'New table' on the tankref board first.")
+    return
+  end
+  local body = { request_id = model.next_request_id() }
+  for k, v in pairs(fields or {}) do
+    body[k] = v
+  end
+  send({ method = "POST", path = referee.path_control(name), body = body, label = label })
+end
+
+-- POST /tables (`what` names it, `setup` is the setup's key); on_table_created gets the reply.
+function M.create(body, what, setup)
+  send({ create = true, body = body, label = "New table", what = what, table_setup = setup })
 end
 
 -- PUT a tank / terrain piece / objective where the model stands. `revert`: the guid of a
@@ -99,10 +147,13 @@ end
 
 -- "!tankref card NAME": the damage card drawn from the table's deck for the waiting action,
 -- sent with it under the same request id.
-function M.card(typed)
+function M.card(typed, colour)
   local job = model.state.pending
   if job == nil or job.card_wanted == nil then
     render.warn("tankref: no damage card is asked for now.")
+    return
+  end
+  if seats.order_for(colour, job.card_wanted.player, "drawing the damage card") == nil then
     return
   end
   local name = dice.match_card(job.card_wanted.cards, typed)
@@ -113,6 +164,10 @@ function M.card(typed)
   job.card = name
   job.card_wanted = nil
   send(job)
+end
+
+function M.pending()
+  return model.state.pending
 end
 
 function M.retry()

@@ -2,8 +2,6 @@
 -- event names to them. Global functions other than events start with tankref_ (buttons and
 -- Global.call need names).
 local model = use("model")
-local render = use("render")
-local actions = use("actions")
 local picker = use("picker")
 local tracker = use("tracker")
 local menus = use("menus")
@@ -12,6 +10,7 @@ function onLoad(saved_state)
   model.load(saved_state)
   menus.install()
   if model.has_table() then
+    model.fresh_session()
     menus.resume()
   end
 end
@@ -21,63 +20,74 @@ function onSave()
   return model.save()
 end
 
-function onObjectDrop(_, obj)
-  tracker.changed(obj)
+-- Every player event carries the seat colour of who did it: seats.lua decides what it may do.
+function onObjectPickUp(player_color, obj)
+  tracker.lifted(obj, player_color)
 end
 
-function onObjectRotate(obj, spin, _, _, old_spin)
+function onObjectDrop(player_color, obj)
+  tracker.changed(obj, player_color)
+end
+
+function onObjectRotate(obj, spin, _, player_color, old_spin)
   if spin ~= old_spin then
-    tracker.changed(obj)
+    tracker.changed(obj, player_color)
   end
 end
 
-function onChat(message)
-  return menus.chat(message)
+function onChat(message, sender)
+  return menus.chat(message, sender)
 end
 
-function tankref_pick_target(obj)
-  picker.pick(obj)
+-- Any scripting key (numpad by default) gives an armed point order the spot under the
+-- player's pointer: it works over terrain, where the table's own menu does not open.
+function onScriptingButtonDown(_, player_color)
+  picker.key_point(player_color)
 end
 
-function tankref_pick_partner(obj)
-  picker.toggle_partner(obj)
+function tankref_pick_target(obj, player_color)
+  picker.pick(obj, player_color)
 end
 
-function tankref_cancel_pick()
-  picker.cancel()
+function tankref_pick_partner(obj, player_color)
+  picker.toggle_partner(obj, player_color)
+end
+
+function tankref_cancel_pick(_, player_color)
+  picker.cancel(player_color)
 end
 
 function tankref_noop() end
 
-function tankref_board_ruleset()
-  menus.cycle_ruleset()
+function tankref_board_ruleset(_, player_color)
+  menus.cycle_ruleset(player_color)
 end
 
-function tankref_board_scenario()
-  menus.cycle_scenario()
+function tankref_board_scenario(_, player_color)
+  menus.cycle_scenario(player_color)
 end
 
-function tankref_board_dice()
-  menus.toggle_dice()
+function tankref_board_dice(_, player_color)
+  menus.toggle_dice(player_color)
 end
 
-function tankref_board_new()
-  menus.new_table()
+function tankref_board_new(_, player_color)
+  menus.new_table(player_color)
 end
 
 -- The ruleset's table actions (Crew roll, Start game, End phase ...), by their board position.
-function tankref_board_act_1()
-  menus.board_action(1)
+function tankref_board_act_1(_, player_color)
+  menus.board_action(1, player_color)
 end
 
-function tankref_board_act_2()
-  menus.board_action(2)
+function tankref_board_act_2(_, player_color)
+  menus.board_action(2, player_color)
 end
 
-function tankref_board_act_3()
-  menus.board_action(3)
+function tankref_board_act_3(_, player_color)
+  menus.board_action(3, player_color)
 end
 
-function tankref_board_retry()
-  actions.retry()
+function tankref_board_retry(_, player_color)
+  menus.retry(player_color)
 end

@@ -67,28 +67,28 @@ function M.explain(outcome, what, url)
     return string.format(
       "tankref: %s: %s at %s. Start it on the host computer with `tankref serve` "
         .. "(or set the URL: type !tankref url http://...), then choose Retry on the tankref board.",
-      what, why, url)
+      util.str(what), util.str(why), util.str(url))
   end
   if outcome.kind == "bad_reply" then
     return string.format(
       "tankref: %s: the answer from %s is not the referee's (HTTP %s). Check the URL "
-        .. "(!tankref url http://...).", what, url, util.num(outcome.status or 0))
+        .. "(!tankref url http://...).", util.str(what), util.str(url), util.num(outcome.status or 0))
   end
   local body = outcome.body or {}
   local code = body.code or "REFUSED"
   if outcome.status == 401 or outcome.status == 403 then
     return string.format(
       "tankref: %s: the referee refused this table's token (%s). Create a new table on the "
-        .. "tankref board.", what, code)
+        .. "tankref board.", util.str(what), util.str(code))
   end
   if code == "UNKNOWN_TABLE" then
     return string.format(
       "tankref: %s: the referee at %s does not know this table (a new database?). Create a "
-        .. "new table on the tankref board.", what, url)
+        .. "new table on the tankref board.", util.str(what), util.str(url))
   end
-  local text = string.format("tankref: %s refused: %s", what, body.message or ("HTTP " .. util.num(outcome.status or 0)))
+  local text = string.format("tankref: %s refused: %s", util.str(what), util.str(body.message or ("HTTP " .. util.num(outcome.status or 0))))
   if body.clause ~= nil then
-    text = text .. " (" .. body.clause .. ")"
+    text = text .. " (" .. util.str(body.clause) .. ")"
   end
   return text
 end

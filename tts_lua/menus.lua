@@ -15,6 +15,7 @@ local poller = use("poller")
 local scene = use("scene")
 local rulesets = use("rulesets")
 local unitmenu = use("unitmenu")
+local seats = use("seats")
 
 local M = {}
 
@@ -81,8 +82,12 @@ function M.draw_board()
   end
 end
 
--- Choices take effect at the next New table; a table already made keeps its own.
-function M.cycle_ruleset()
+-- Choices take effect at the next New table; a table already made keeps its own. Only the
+-- host or a promoted player changes them (they are the next table's).
+function M.cycle_ruleset(colour)
+  if not seats.referee_only(colour, "Choosing the ruleset") then
+    return
+  end
   local order = rulesets.ORDER
   for i, name in ipairs(order) do
     if name == model.state.ruleset then
@@ -94,7 +99,10 @@ function M.cycle_ruleset()
   M.draw_board()
 end
 
-function M.cycle_scenario()
+function M.cycle_scenario(colour)
+  if not seats.referee_only(colour, "Choosing the setup") then
+    return
+  end
   local setups = ruleset().setups
   local current = rulesets.setup(model.state).key
   for i, s in ipairs(setups) do
@@ -106,7 +114,10 @@ function M.cycle_scenario()
   M.draw_board()
 end
 
-function M.toggle_dice()
+function M.toggle_dice(colour)
+  if not seats.referee_only(colour, "Choosing the dice") then
+    return
+  end
   if model.state.dice == "table" then
     model.state.dice = "server"
   else
@@ -115,14 +126,35 @@ function M.toggle_dice()
   M.draw_board()
 end
 
-function M.board_action(i)
+function M.board_action(i, colour)
   local a = table_ruleset().board[i]
-  if a ~= nil then
-    actions.act({ kind = a.kind }, a.label)
+  if a == nil then
+    return
+  end
+  local by = seats.table_order(colour, a.label)
+  if by ~= nil then
+    actions.act({ kind = a.kind }, a.label, by)
   end
 end
 
-function M.new_table()
+-- Retry: whoever may give orders here; a New table waiting to be resent, the host only.
+function M.retry(colour)
+  local job = actions.pending()
+  if job ~= nil and job.create then
+    if seats.referee_only(colour, "Retrying New table") then
+      actions.retry()
+    end
+    return
+  end
+  if job == nil or seats.table_order(colour, "Retry") ~= nil then
+    actions.retry()
+  end
+end
+
+function M.new_table(colour)
+  if not seats.referee_only(colour, "New table") then
+    return
+  end
   local body = rulesets.table_body(model.state)
   body.dice = { source = model.state.dice }
   if model.state.cards == "table" and body.ruleset == "ttt" then
@@ -131,43 +163,54 @@ function M.new_table()
   if model.state.seed ~= nil then
     body.dice.seed = model.state.seed
   end
-  local what = ruleset().title .. ", " .. rulesets.setup(model.state).label
-  referee.create_table(body, function(outcome)
-    if not outcome.ok then
-      render.warn(http.explain(outcome, "New table", model.state.url))
-      return
-    end
-    picker.cancel()
-    model.new_table(outcome.body.table_id, outcome.body.token)
-    model.state.table_ruleset = body.ruleset
-    model.state.table_setup = rulesets.setup(model.state).key
-    model.state.players = (outcome.body.table or {}).players
-    render.say(string.format("tankref: table %s, %s; %s.", model.state.table_id, what, string.lower(dice_label())), { 0.6, 1, 0.6 })
-    M.draw_board()
-    render.lines()
-    scene.refresh()
-    tracker.post_all()
-    poller.start()
-  end)
+  actions.create(body, ruleset().title .. ", " .. rulesets.setup(model.state).label, rulesets.setup(model.state).key)
 end
 
--- A saved game reopened: redraw every unit from the referee, then listen again.
+local function table_created(job, outcome)
+  picker.cancel()
+  model.new_table(outcome.body.table_id, outcome.body.token)
+  model.state.table_ruleset = job.body.ruleset
+  model.state.table_setup = job.table_setup
+  model.state.players = (outcome.body.table or {}).players
+  local seated = seats.assign(model.state.players)
+  local who = {}
+  for _, side in ipairs(model.state.players or {}) do
+    table.insert(who, util.str(side) .. " sits at " .. util.str(seated[side]))
+  end
+  render.headline(string.format("tankref: table %s, %s; %s.", util.str(model.state.table_id), util.str(job.what), util.str(string.lower(dice_label()))), { 0.6, 1, 0.6 })
+  render.say("tankref: " .. table.concat(who, ", ") .. "; the host and promoted players may act for any side as the table's referee.")
+  M.draw_board()
+  render.lines()
+  scene.refresh()
+  tracker.post_all()
+  poller.start()
+end
+
+-- A saved game reopened, or rewound (onLoad runs on rewind, with a state that may be older
+-- than the referee's): every model goes where the referee has it, and listening goes on
+-- from the referee's last entry, so nothing already said is said again.
 function M.resume()
   referee.read_table(function(outcome)
     if not outcome.ok then
-      render.warn(http.explain(outcome, "Resuming table " .. tostring(model.state.table_id), model.state.url))
+      render.warn(http.explain(outcome, "Resuming table " .. util.str(model.state.table_id), model.state.url))
       return
     end
     for _, view in ipairs(outcome.body.tanks or {}) do
-      render.tank(view)
+      render.tank(view, true)
+    end
+    if type(outcome.body.seq) == "number" and outcome.body.seq > model.state.seq then
+      model.state.seq = outcome.body.seq
     end
     model.state.status = outcome.body.table.status
     model.state.players = outcome.body.table.players
+    if model.state.seats == nil then
+      seats.assign(model.state.players)
+    end
     render.lines()
-    scene.refresh()
+    scene.refresh(true)
     unitmenu.refresh()
     M.draw_board()
-    render.say("tankref: resumed table " .. model.state.table_id .. ".", { 0.6, 1, 0.6 })
+    render.say("tankref: resumed table " .. util.str(model.state.table_id) .. "; every model is where the referee has it.", { 0.6, 1, 0.6 })
     poller.start()
   end)
 end
@@ -200,54 +243,91 @@ local function tell_options(guid)
   end)
 end
 
--- A unit's menu item (orders.lua describes the kinds).
-function M.run_item(guid, item)
+-- A unit's menu item (orders.lua describes the kinds), chosen by `colour`'s player: anyone
+-- may ask what it may do; its orders are its side's seat's (or the table's referee's).
+function M.run_item(guid, item, colour)
   if not model.has_table() then
     render.warn("tankref: no table yet. Choose 'New table' on the tankref board first.")
     return
   end
   if item.how == "info" then
     tell_options(guid)
-  elseif item.how == "table" then
-    actions.act({ kind = item.kind }, item.label)
+    return
+  end
+  local by
+  if item.how == "table" then
+    by = seats.table_order(colour, item.label)
+  else
+    local obj = getObjectFromGUID(guid)
+    local side = obj ~= nil and model.tank_info(obj).player or nil
+    by = seats.order_for(colour, side, picker.label(item))
+  end
+  if by == nil then
+    return
+  end
+  if item.how == "table" then
+    actions.act({ kind = item.kind }, item.label, by)
   elseif item.how == "act" then
     local action = { kind = item.kind, tank_id = guid }
     for k, v in pairs(item.fields or {}) do
       action[k] = v
     end
-    actions.act(action, picker.label(item))
+    actions.act(action, picker.label(item), by)
   elseif item.how == "pick" then
-    picker.start(guid, item)
+    picker.start(guid, item, by)
   elseif item.how == "point" then
-    picker.arm_point(guid, item)
+    picker.arm_point(guid, item, by)
   elseif item.how == "drag" then
     local obj = getObjectFromGUID(guid)
-    render.say(string.format("%s: drag the model to move (%s).", obj ~= nil and obj.getName() or guid, item.text), { 0.85, 0.85, 0.85 })
+    render.say(string.format("%s: drag the model to move (%s).", util.str(obj ~= nil and obj.getName() or guid), util.str(item.text)), { 0.85, 0.85, 0.85 })
   end
 end
 
 function M.install()
   unitmenu.on_item(M.run_item)
-  addContextMenuItem("tankref: new table", function() M.new_table() end)
-  addContextMenuItem("tankref: start game", function() actions.act({ kind = "start_game" }, "Start game") end)
-  addContextMenuItem("tankref: end phase / turn", function()
+  actions.on_table_created(table_created)
+  addContextMenuItem("tankref: new table", function(colour) M.new_table(colour) end)
+  addContextMenuItem("tankref: start game", function(colour)
+    local by = seats.table_order(colour, "Start game")
+    if by ~= nil then
+      actions.act({ kind = "start_game" }, "Start game", by)
+    end
+  end)
+  addContextMenuItem("tankref: end phase / turn", function(colour)
     local board = table_ruleset().board
     local last = board[#board]
-    actions.act({ kind = last.kind }, last.label)
+    local by = seats.table_order(colour, last.label)
+    if by ~= nil then
+      actions.act({ kind = last.kind }, last.label, by)
+    end
   end)
-  addContextMenuItem("tankref: retry", function() actions.retry() end)
-  addContextMenuItem("tankref: mortar smoke here", function(_, position) picker.point_at(position) end)
-  addContextMenuItem("tankref: get out here", function(_, position) picker.point_at(position) end)
+  addContextMenuItem("tankref: retry", function(colour) M.retry(colour) end)
+  addContextMenuItem("tankref: mortar smoke here", function(colour, position) picker.point_at(position, colour) end)
+  addContextMenuItem("tankref: get out here", function(colour, position) picker.point_at(position, colour) end)
+  -- The table's menu does not open over an object (the play area, terrain): the same items on
+  -- every field piece that is not a unit, a die or the board take the pointer's spot.
+  for _, obj in ipairs(getObjects()) do
+    local die = util.tag_value(obj, "die_") ~= nil
+    if not model.is_tank(obj) and not die and not obj.hasTag("tankref_board") then
+      obj.addContextMenuItem("tankref: mortar smoke here", function(colour) picker.pointer_point(colour) end)
+      obj.addContextMenuItem("tankref: get out here", function(colour) picker.pointer_point(colour) end)
+    end
+  end
   unitmenu.install()
   M.draw_board()
 end
 
 -- "!tankref url http://host:port" in chat points the table at another referee; "!tankref
--- cards table|referee" says who draws the damage cards at the next table; "!tankref card
--- NAME" answers the referee asking for the card drawn.
-function M.chat(message)
+-- cards table|referee" says who draws the damage cards at the next table (both for the host or
+-- a promoted player: the host's scripts send the table's token to that URL); "!tankref card
+-- NAME" answers the referee asking for the card drawn. `sender` is the Player who typed it.
+function M.chat(message, sender)
+  local colour = sender ~= nil and sender.color or nil
   local url = string.match(message, "^!tankref url%s+(%S+)")
   if url ~= nil then
+    if not seats.referee_only(colour, "Setting the referee URL") then
+      return false
+    end
     model.state.url = string.gsub(url, "/+$", "")
     M.draw_board()
     render.say("tankref: referee URL is now " .. model.state.url, { 0.6, 1, 0.6 })
@@ -255,18 +335,39 @@ function M.chat(message)
   end
   local card = string.match(message, "^!tankref card%s+(.+)$")
   if card ~= nil then
-    actions.card(card)
+    actions.card(card, colour)
     return false
   end
   local cards = string.match(message, "^!tankref cards%s+(%a+)")
   if cards == "table" or cards == "referee" then
+    if not seats.referee_only(colour, "Choosing who draws damage cards") then
+      return false
+    end
     model.state.cards = cards
     M.draw_board()
     render.say("tankref: at the next New table, damage cards are drawn by the " .. (cards == "table" and "players from the deck" or "referee") .. ".", { 0.6, 1, 0.6 })
     return false
   end
+  -- Ending the game and taking an action back are the table referee's rulings.
+  if string.match(message, "^!tankref end") then
+    if seats.referee_only(colour, "Ending the game") then
+      local reason = string.match(message, "^!tankref end%s+(.+)$")
+      local text = "ended at the table by " .. seats.who(colour)
+      if reason ~= nil then
+        text = string.sub(reason .. " (" .. text .. ")", 1, 200)
+      end
+      actions.control("end", { reason = text }, "End of game")
+    end
+    return false
+  end
+  if string.match(message, "^!tankref undo") then
+    if seats.referee_only(colour, "Undo") then
+      actions.control("undo", {}, "Undo")
+    end
+    return false
+  end
   if string.match(message, "^!tankref") then
-    render.say("tankref: referee " .. model.state.url .. ", table " .. tostring(model.state.table_id) .. " (" .. table_ruleset().title .. "), " .. util.num(model.state.seq) .. " entries drawn.")
+    render.say("tankref: referee " .. model.state.url .. ", table " .. util.str(model.state.table_id) .. " (" .. table_ruleset().title .. "), " .. util.num(model.state.seq) .. " entries drawn.")
     return false
   end
   return true

@@ -73,13 +73,20 @@ function M.new_table(table_id, token)
   M.state.status = "setup"
   M.shown, M.known, M.markers, M.picks, M.rout, M.moving = {}, {}, {}, {}, {}, {}
   -- A fresh prefix per table keeps ids unique even if the counter was lost with a save.
-  M.state.session = string.format("%d", os.time())
+  -- os.time() is fractional in MoonSharp: whole seconds, so ids keep to [A-Za-z0-9._:-].
+  M.state.session = string.format("%d", math.floor(os.time()))
   M.state.counter = 0
+end
+
+-- A loaded or rewound game starts a fresh id prefix: a rewind brings back an older counter,
+-- and an id the referee has seen would answer with that older request's result.
+function M.fresh_session()
+  M.state.session = string.format("%d.%d", math.floor(os.time()), math.random(1, 999999))
 end
 
 function M.next_request_id()
   M.state.counter = M.state.counter + 1
-  return string.format("tts-%s-%d", M.state.session or "0", M.state.counter)
+  return string.format("tts-%s-%d", util.str(M.state.session or "0"), M.state.counter)
 end
 
 -- True the first time an entry is seen; keeps state.seq at the highest entry below which

@@ -70,10 +70,10 @@ function M.range_text(t)
 end
 
 local function drag_text(detail)
-  if type(detail.why) == "table" and #detail.why > 0 then
+  if util.len(detail.why) > 0 then
     return table.concat(detail.why, "; ")
   elseif type(detail.hexes) == "table" then
-    return string.format("MOVE %s: %s hexes in reach", util.num(detail.move or 0), util.num(#detail.hexes - 1))
+    return string.format("MOVE %s: %s hexes in reach", util.num(detail.move or 0), util.num(util.len(detail.hexes) - 1))
   elseif type(detail.max_distance) == "number" then
     return "up to " .. util.num(detail.max_distance) .. "\""
   end

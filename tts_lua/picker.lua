@@ -2,18 +2,27 @@
 -- odds on a button over the model, in its tooltip while hovered, and with a highlight;
 -- clicking the button posts the order. Combined fire (MTC) also puts a Join button on each
 -- friend that could fire along. A "point" order (mortar smoke, getting out) waits for a
--- right-click on the table.
+-- right-click on the open table, or a scripting key with the pointer on the spot (the table's
+-- menu does not open over terrain). Clicks and points are checked against the clicker's seat.
 local util = use("util")
 local model = use("model")
 local render = use("render")
 local actions = use("actions")
 local orders = use("orders")
+local seats = use("seats")
 
 local M = {}
 
 -- {shooter, item, targets = {guid = saved description}, partners = {guid = joined?}}
 local picking = nil
 local pointing = nil -- {tank = guid, item}
+
+-- May `colour` give the order of the unit `guid` (its side's seat, or the referee)?
+local function order_by(guid, colour, what)
+  local obj = getObjectFromGUID(guid)
+  local side = obj ~= nil and model.tank_info(obj).player or nil
+  return seats.order_for(colour, side, what)
+end
 
 local function clear(guid, description)
   local obj = getObjectFromGUID(guid)
@@ -27,8 +36,11 @@ local function clear(guid, description)
   end
 end
 
-function M.cancel()
+function M.cancel(colour)
   if picking == nil then
+    return
+  end
+  if colour ~= nil and order_by(picking.shooter, colour, "cancel the target") == nil then
     return
   end
   for guid, description in pairs(picking.targets) do
@@ -48,7 +60,7 @@ local function joined_names()
       table.insert(names, getObjectFromGUID(guid) and getObjectFromGUID(guid).getName() or guid)
     end
   end
-  table.sort(names)
+  table.sort(names, util.before)
   return names
 end
 
@@ -66,7 +78,7 @@ local function partner_button(guid)
 end
 
 -- `item`: a pick order from orders.lua ({kind, verb, targets, fields, partners}).
-function M.start(shooter_guid, item)
+function M.start(shooter_guid, item, _)
   M.cancel()
   local shooter = getObjectFromGUID(shooter_guid)
   local name = shooter_guid
@@ -80,7 +92,7 @@ function M.start(shooter_guid, item)
       local odds = orders.odds_text(t)
       local range = orders.range_text(t)
       local extra = ""
-      if item.partners and type(t.partners) == "table" and #t.partners > 0 then
+      if item.partners and util.len(t.partners) > 0 then
         extra = "; could join: " .. table.concat(t.partners, ", ")
         for _, p in ipairs(t.partners) do
           picking.partners[p] = false
@@ -111,8 +123,11 @@ function M.start(shooter_guid, item)
   render.say(name .. ": click " .. item.verb .. " over the target (odds on each).", { 1, 0.85, 0.2 })
 end
 
-function M.toggle_partner(obj)
+function M.toggle_partner(obj, colour)
   if picking == nil or obj == nil or picking.partners[obj.getGUID()] == nil then
+    return
+  end
+  if order_by(picking.shooter, colour, "combined fire") == nil then
     return
   end
   local guid = obj.getGUID()
@@ -120,12 +135,16 @@ function M.toggle_partner(obj)
   partner_button(guid)
 end
 
-function M.pick(target_obj)
+function M.pick(target_obj, colour)
   if picking == nil or target_obj == nil then
     return
   end
   local target = target_obj.getGUID()
   if picking.targets[target] == nil then
+    return
+  end
+  local by = order_by(picking.shooter, colour, M.label(picking.item))
+  if by == nil then
     return
   end
   local shooter, item = picking.shooter, picking.item
@@ -143,7 +162,7 @@ function M.pick(target_obj)
         table.insert(partners, guid)
       end
     end
-    table.sort(partners)
+    table.sort(partners, util.before)
     for _, guid in ipairs(partners) do
       table.insert(ids, guid)
     end
@@ -155,21 +174,25 @@ function M.pick(target_obj)
     action.tank_id = shooter
   end
   M.cancel()
-  actions.act(action, label)
+  actions.act(action, label, by)
 end
 
 function M.label(item)
   return (string.gsub(item.label, " %(.*%)$", ""))
 end
 
-function M.arm_point(guid, item)
+function M.arm_point(guid, item, _)
   pointing = { tank = guid, item = item }
-  render.say("Right-click the table where it should be and choose 'tankref: " .. item.prompt .. "'.", { 0.85, 0.85, 0.85 })
+  render.say("Point at the spot and press a scripting key (numpad 1), or right-click the open table and choose 'tankref: " .. util.str(item.prompt) .. "'.", { 0.85, 0.85, 0.85 })
 end
 
-function M.point_at(position)
+function M.point_at(position, colour)
   if pointing == nil then
     render.warn("tankref: choose an order that needs a point first (a tank's right-click menu).")
+    return
+  end
+  local by = order_by(pointing.tank, colour, M.label(pointing.item))
+  if by == nil then
     return
   end
   local p = pointing
@@ -178,7 +201,28 @@ function M.point_at(position)
   for k, v in pairs(p.item.fields or {}) do
     action[k] = v
   end
-  actions.act(action, M.label(p.item))
+  actions.act(action, M.label(p.item), by)
+end
+
+-- A field object's menu item: the armed point order goes where the player right-clicked.
+function M.pointer_point(colour)
+  local player = type(colour) == "string" and Player[colour] or nil
+  if player == nil then
+    return
+  end
+  M.point_at(player.getPointerPosition(), colour)
+end
+
+-- A scripting key: the armed point order goes to the spot under the player's pointer.
+function M.key_point(colour)
+  if pointing == nil or type(colour) ~= "string" then
+    return
+  end
+  local player = Player[colour]
+  if player == nil then
+    return
+  end
+  M.point_at(player.getPointerPosition(), colour)
 end
 
 return M

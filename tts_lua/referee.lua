@@ -77,6 +77,11 @@ function M.path_objective()
   return table_path("/objective")
 end
 
+-- The referee's table controls: "end" (end of game), "undo".
+function M.path_control(name)
+  return table_path("/" .. name)
+end
+
 function M.path_actions()
   return table_path("/actions")
 end

@@ -35,7 +35,13 @@ local RING_COLOURS = {
   [1] = { 0.85, 0.85, 0.85 },
 }
 
+-- The chat: printToAll for what happened and why; broadcastToAll (centre of the screen) only
+-- for headlines (a new table, the end of the game).
 function M.say(text, colour)
+  printToAll(text, colour or { 1, 1, 1 })
+end
+
+function M.headline(text, colour)
   broadcastToAll(text, colour or { 1, 1, 1 })
 end
 
@@ -177,7 +183,7 @@ local function local_rings(lines)
   for id in pairs(model.state.smoke) do
     table.insert(ids, id)
   end
-  table.sort(ids)
+  table.sort(ids, util.before)
   for _, id in ipairs(ids) do
     local s = model.state.smoke[id]
     table.insert(lines, circle(s.x, s.z, 6, RING_COLOURS[1]))
@@ -193,8 +199,32 @@ local function local_rings(lines)
   end
 end
 
+-- Our lines are the ones at our height with one of our thicknesses; every other Global line
+-- is the players' (Vector Paint) and is kept: setVectorLines replaces them all.
+local OUR_THICKNESS = { 0.12, 0.15, 0.2 }
+
+local function is_ours(line)
+  local first = type(line) == "table" and type(line.points) == "table" and line.points[1] or nil
+  if type(first) ~= "table" then
+    return false
+  end
+  local y = first.y or first[2]
+  local mine = false
+  for _, t in ipairs(OUR_THICKNESS) do
+    if type(line.thickness) == "number" and math.abs(line.thickness - t) < 0.001 then
+      mine = true
+    end
+  end
+  return mine and type(y) == "number" and math.abs(y - M.Y) < 0.001
+end
+
 function M.lines()
   local lines = {}
+  for _, line in ipairs(Global.getVectorLines() or {}) do
+    if not is_ours(line) then
+      table.insert(lines, line)
+    end
+  end
   if scene_rings ~= nil then
     for _, ring in ipairs(scene_rings) do
       local colour = { 1, 0.85, 0.2 }
@@ -259,7 +289,7 @@ local function apply_event(event)
       model.rout[data.tank_id] = nil
     else
       model.rout[data.tank_id] = { x = data.x, z = data.z }
-      M.say(string.format("Drive the routed %s to the red mark (%s, %s).", data.tank_id, util.num(data.x), util.num(data.z)), { 0.9, 0.2, 0.2 })
+      M.say(string.format("Drive the routed %s to the red mark (%s, %s).", util.str(data.tank_id), util.num(data.x), util.num(data.z)), { 0.9, 0.2, 0.2 })
     end
   elseif event.kind == "place_model" and data.tank_id ~= nil then
     local obj = getObjectFromGUID(data.tank_id)
@@ -272,21 +302,45 @@ local function apply_event(event)
   elseif event.kind == "game_over" then
     local winner = data.winner
     if winner ~= nil then
-      M.say("Victory: " .. winner .. "! " .. (event.text or ""), { 1, 0.85, 0.2 })
+      M.headline("Victory: " .. util.str(winner) .. "! " .. util.str(event.text), { 1, 0.85, 0.2 })
     else
-      M.say("The game ends in a draw. " .. (event.text or ""), { 1, 0.85, 0.2 })
+      M.headline("The game ends in a draw. " .. util.str(event.text), { 1, 0.85, 0.2 })
     end
   end
 end
 
--- One log entry (from an action's reply or the long-poll): chat lines with the math, then
--- the tanks it changed, then the table-wide drawing. Unknown kinds draw the same way.
+-- Each modifier with its reason and clause ("heavy concealment (wood: through a forest) -2,
+-- TTT-CN1"): the chat's math alone gives only the numbers.
+function M.why(result)
+  local parts = {}
+  for _, m in ipairs(result.modifiers or {}) do
+    local amount = type(m.amount) == "number" and m.amount or 0
+    local sign = amount >= 0 and "+" or ""
+    local part = string.format("%s %s%s", util.str(m.label), util.str(sign), util.num(amount))
+    if m.clause ~= nil then
+      part = part .. ", " .. util.str(m.clause)
+    end
+    table.insert(parts, part)
+  end
+  if #parts == 0 then
+    return nil
+  end
+  return "Why: " .. table.concat(parts, "; ")
+end
+
+-- One log entry (from an action's reply or the long-poll): chat lines with the math and the
+-- reasons, then the tanks it changed, then the table-wide drawing. Unknown kinds draw the
+-- same way. "by White, as the table's referee" when the referee ordered for a side.
 function M.entry(entry)
   if entry == nil or entry.seq == nil or not model.mark_shown(entry.seq) then
     return
   end
   for _, line in ipairs(entry.chat or {}) do
     M.say(line)
+  end
+  local why = M.why(entry.result or {})
+  if why ~= nil then
+    M.say(why, { 0.8, 0.8, 0.8 })
   end
   for _, view in ipairs(entry.tanks or {}) do
     M.tank(view, RESTORING[entry.kind])

@@ -1,22 +1,28 @@
 -- tracker: posts where models stand. A player's drop or turn becomes one request: events for
 -- the same model within a short moment (pick up, rotate, drop) are folded into one post, and
--- nothing is posted while someone still holds the model.
+-- it is posted once the model rests (physics slides a dropped model a while) and nobody
+-- holds it. Only the seat of the model's side (or the table's referee) moves it: any other
+-- seat's move is put back, with a line in the chat, and nothing is sent.
 local util = use("util")
 local model = use("model")
 local referee = use("referee")
 local actions = use("actions")
 local rulesets = use("rulesets")
+local seats = use("seats")
+local render = use("render")
 
 local M = {}
 
-M.SETTLE_SECONDS = 0.3
+M.SETTLE_SECONDS = 0.3 -- events within this moment are one change
+M.REST_SECONDS = 10 -- a model still not resting by then is posted where it is
 local timers = {}
+local lifted_at = {} -- guid -> {x, y, z, yaw}: where the model was picked up
 
 -- The play area is 72" x 48" around the origin: a tank put down outside it is in reserve
 -- (where the ruleset has reserves).
 local AREA = { x = 36, z = 24 }
 
-local function post_tank(obj)
+local function post_tank(obj, by)
   local info = model.tank_info(obj)
   if info.card == nil or info.player == nil then
     printToAll("tankref: " .. obj.getName() .. " needs tags card:<card id> and side:<player>.", { 1, 0.4, 0.3 })
@@ -33,9 +39,12 @@ local function post_tank(obj)
   if rulesets.get(model.table_ruleset()).reserve and (math.abs(pos.x) > AREA.x or math.abs(pos.z) > AREA.z) then
     body.reserve = true
   end
-  if model.state.status == "setup" and obj.getName() ~= "" and model.known[obj.getGUID()] == nil then
+  -- In setup the model's name is the player's: sent on every placement, or a second
+  -- placement (turned or moved) would fall back to the card's name.
+  if model.state.status == "setup" and obj.getName() ~= "" then
     body.name = string.sub(obj.getName(), 1, 80)
   end
+  body.by = by
   actions.put(referee.path_tank(obj.getGUID()), body, obj.getName() .. " moved", obj.getGUID())
 end
 
@@ -77,9 +86,9 @@ function M.post_objective(obj)
   actions.put(referee.path_objective(), { x = util.round(pos.x, 2), z = util.round(pos.z, 2) }, "objective")
 end
 
-local function post(obj)
+local function post(obj, by)
   if model.is_tank(obj) then
-    post_tank(obj)
+    post_tank(obj, by)
   elseif model.terrain_kind(obj) ~= nil then
     M.post_terrain(obj)
   elseif model.is_objective(obj) then
@@ -87,27 +96,82 @@ local function post(obj)
   end
 end
 
--- Something was dropped or turned: post it once it has settled and nobody holds it.
-function M.changed(obj)
-  if not model.has_table() or obj == nil then
+local function ours(obj)
+  return model.is_tank(obj) or model.terrain_kind(obj) ~= nil or model.is_objective(obj)
+end
+
+-- A player picked something up: remember where, to put it back if the move is not theirs.
+function M.lifted(obj, _)
+  if obj == nil or not ours(obj) or lifted_at[obj.getGUID()] ~= nil then
     return
   end
-  if not (model.is_tank(obj) or model.terrain_kind(obj) ~= nil or model.is_objective(obj)) then
+  local p = obj.getPosition()
+  lifted_at[obj.getGUID()] = { x = p.x, y = p.y, z = p.z, yaw = obj.getRotation().y }
+end
+
+-- A move by a seat that may not make it: the model goes back (where the referee has it, or
+-- where it was picked up).
+local function put_back(obj)
+  local guid = obj.getGUID()
+  local was = lifted_at[guid]
+  lifted_at[guid] = nil
+  if model.known[guid] ~= nil and render.revert(guid) then
+    return
+  end
+  if was ~= nil then
+    local rot = obj.getRotation()
+    obj.setPosition({ was.x, was.y, was.z })
+    obj.setRotation({ rot.x, was.yaw, rot.z })
+  end
+end
+
+local function allowed(obj, colour)
+  if model.is_tank(obj) then
+    local side = model.tank_info(obj).player
+    return seats.order_for(colour, side, obj.getName() .. " moved")
+  end
+  return seats.table_order(colour, "moving " .. obj.getName())
+end
+
+local function stop(guid)
+  if timers[guid] ~= nil then
+    Wait.stop(timers[guid])
+    timers[guid] = nil
+  end
+end
+
+-- Something was dropped or turned by `colour`'s player: post it once it rests and nobody
+-- holds it, if that seat may move it; else put it back.
+function M.changed(obj, colour)
+  if not model.has_table() or obj == nil or not ours(obj) then
     return
   end
   local guid = obj.getGUID()
+  if obj.held_by_color ~= nil then
+    return -- turned while carried: the drop that follows decides (and speaks once)
+  end
+  local by = allowed(obj, colour)
+  if by == nil then
+    stop(guid)
+    put_back(obj)
+    return
+  end
   if model.is_tank(obj) then
     model.moving[guid] = true
   end
-  if timers[guid] ~= nil then
-    Wait.stop(timers[guid])
-  end
+  stop(guid)
   timers[guid] = Wait.time(function()
-    timers[guid] = nil
-    if obj.isDestroyed() or obj.held_by_color ~= nil then
-      return -- the drop that ends the hold posts it
+    local function go()
+      timers[guid] = nil
+      lifted_at[guid] = nil
+      if obj.isDestroyed() or obj.held_by_color ~= nil then
+        return -- the drop that ends the hold posts it
+      end
+      post(obj, by)
     end
-    post(obj)
+    timers[guid] = Wait.condition(go, function()
+      return obj.isDestroyed() or (obj.held_by_color == nil and obj.resting)
+    end, M.REST_SECONDS, go)
   end, M.SETTLE_SECONDS)
 end
 

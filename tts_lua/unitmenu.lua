@@ -2,6 +2,7 @@
 -- every log entry drawn (a move, a shot, a phase ending all change what units may do).
 -- One round of option reads at a time; entries arriving meanwhile ask for one more round.
 -- Global owns the items (no script on the models), so players' own pieces only need tags.
+local util = use("util")
 local model = use("model")
 local referee = use("referee")
 local orders = use("orders")
@@ -58,7 +59,7 @@ function M.refresh()
   for guid in pairs(model.known) do
     table.insert(guids, guid)
   end
-  table.sort(guids)
+  table.sort(guids, util.before)
   if #guids == 0 then
     return
   end

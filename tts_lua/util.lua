@@ -71,6 +71,47 @@ function M.prune(value)
   return out
 end
 
+-- Any value as text for string.format's %s: MoonSharp raises on %s of nil, a boolean or a
+-- table (FACTS.md), so every %s argument goes through here.
+function M.str(value)
+  if value == nil then
+    return ""
+  end
+  if type(value) == "number" then
+    return M.num(value)
+  end
+  return tostring(value)
+end
+
+-- Ordinal string order (byte by byte): MoonSharp's `<` on strings follows the host's culture
+-- ("a" < "B"), so every sort of names or GUIDs uses this as its comparator.
+function M.before(a, b)
+  a, b = tostring(a), tostring(b)
+  local n = math.min(string.len(a), string.len(b))
+  for i = 1, n do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return string.len(a) < string.len(b)
+end
+
+-- The length of a list that came from JSON: JSON.decode drops nulls, which leaves holes, and
+-- `#` of a list with holes differs in MoonSharp; this counts up to the highest index.
+function M.len(list)
+  if type(list) ~= "table" then
+    return 0
+  end
+  local n = 0
+  for k in pairs(list) do
+    if type(k) == "number" and k > n then
+      n = k
+    end
+  end
+  return n
+end
+
 function M.count(t)
   local n = 0
   for _ in pairs(t) do

@@ -319,3 +319,22 @@ def test_undone_and_voided_entries_stay_in_the_log_marked(browser: Any, tmp_path
         watch.check_stayed_home(live.url)
         page.close()
         table.close()
+
+
+def test_the_log_shows_who_gave_each_order(browser: Any, tmp_path: Path) -> None:
+    """Issue 13: an order from the table carries its seat; the page's log says who gave it,
+    and that a host acted as the table's referee."""
+    with live_referee(tmp_path / "referee.sqlite3") as live:
+        table = duel(live.url)
+        table.ok(table.act({"kind": "wait", "tank_id": "R1"}, by={"seat": "Red"}))
+        table.ok(table.act({"kind": "end_phase"}, by={"seat": "White", "as_referee": True}))
+        page = browser.new_page()
+        watch = Watch(page)
+        page.goto(f"{live.url}/#/tables/{table.id}")
+        page.wait_for_selector(".entry .by")
+        shown = page.eval_on_selector_all(".entry .by", "nodes => nodes.map(n => n.textContent)")
+        assert "by Red" in shown
+        assert "by White, as the table's referee" in shown
+        watch.check_stayed_home(live.url)
+        page.close()
+        table.close()

@@ -15,6 +15,19 @@ As documented for TTS (see /work/shared/tts/FACTS.md):
 - Dice settle some frames after ``roll()``; their face comes from the fake's own seeded
   physics (``random.Random(seed)``), which is the table's dice, not the referee's.
 
+Seats and the table's behaviour (FACTS.md "The table, the physical world and seats", from the
+API docs ``events.md``, ``player/instance.md``, ``object.md``, ``base.md``):
+- Every player callback carries the seat colour (``onObjectDrop(player_color, obj)``, button
+  ``(obj, player_clicker_color, alt_click)``, menu ``(player_color, ...)``, ``onChat(message,
+  sender)`` with a Player, ``onScriptingButtonDown(index, player_color)``); ``Player[colour]``
+  has ``host``, ``promoted``, ``admin``, ``seated``, ``steam_name``, ``getPointerPosition()``.
+- The Global context menu opens only on a point no object covers (the table or empty space).
+- ``Global.setVectorLines`` replaces every Global line, players' Vector Paint included.
+- A dropped or moved object rests only after it settles; a held object never rests; a
+  destroyed object raises on any member but ``isDestroyed``; a non-interactable object cannot
+  be picked up.
+- ``onLoad`` runs again on rewind, with the older save's objects and script state.
+
 The test plays the players: ``drop``, ``rotate``, ``menu`` (context menu item), ``click``
 (a button), ``global_menu``; and reads what players see: names, descriptions, buttons,
 highlights, vector lines, chat.
@@ -24,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import random
 import time
 from collections.abc import Callable
@@ -97,15 +111,51 @@ class FakeObject:
     value: int = 1
     resting: bool = True
     settle_frame: int = 0
+    settle_time: float = 0.0
+    rolling: bool = False  # a die thrown by roll(): its face is decided when it settles
     held_by: str | None = None
     destroyed: bool = False
+    interactable: bool = True
     runtime: Any = None
+
+
+@dataclass
+class FakePlayer:
+    """A seat (TTS colour) and who sits there. A colour nobody holds is unseated."""
+
+    colour: str
+    seated: bool = True
+    host: bool = False
+    promoted: bool = False
+    steam_name: str = ""
+    pointer: list[float] = field(default_factory=lambda: [0.0, 1.0, 0.0])
+
+
+# TTS's seat colours (Player.getColors() in player/manager.md); Grey is a spectator, Black the GM.
+SEAT_COLOURS = (
+    "White", "Brown", "Red", "Orange", "Yellow", "Green",
+    "Teal", "Blue", "Purple", "Pink", "Grey", "Black",
+)  # fmt: skip
+
+# How long a dropped or moved model takes to come to rest (game seconds): long enough that a
+# script posting 0.3 s after the drop would post a model still sliding.
+SETTLE_SECONDS = 0.8
+
+
+def default_players() -> dict[str, FakePlayer]:
+    """Two players: Red hosts the game, Blue joined; a spectator watches in Grey."""
+    return {
+        "Red": FakePlayer("Red", host=True, steam_name="Rita"),
+        "Blue": FakePlayer("Blue", steam_name="Bo"),
+        "Grey": FakePlayer("Grey", seated=False, steam_name="Watcher"),
+    }
 
 
 class FakeTTS:
     """One table: objects, scripts, the tick loop, the network."""
 
     def __init__(self, *, seed: int = 1, frame_seconds: float = 0.002) -> None:
+        self.players: dict[str, FakePlayer] = default_players()
         self.objects: dict[str, FakeObject] = {}
         self.world: fakeworld.World | None = None  # the physical world (fakeworld.py)
         self.global_script = ""
@@ -144,6 +194,14 @@ class FakeTTS:
     @classmethod
     def from_save(cls, save: dict[str, Any], **kwargs: Any) -> FakeTTS:
         tts = cls(**kwargs)
+        tts._load_objects(save)
+        tts.global_script = save.get("LuaScript", "")
+        tts.global_state = save.get("LuaScriptState", "")
+        tts.load()
+        return tts
+
+    def _load_objects(self, save: dict[str, Any]) -> None:
+        tts = self
         for state in save["ObjectStates"]:
             t = state["Transform"]
             obj = FakeObject(
@@ -162,10 +220,6 @@ class FakeTTS:
         if "Table" in save:  # a save with a table has a physical world (a hand-made one not)
             tts.world = fakeworld.World(save)
             tts.world.fall(tts)  # nothing under it: it falls and is lost
-        tts.global_script = save.get("LuaScript", "")
-        tts.global_state = save.get("LuaScriptState", "")
-        tts.load()
-        return tts
 
     def load(self) -> None:
         """Start every script as TTS does when a save is loaded: run it, then onLoad(state)."""
@@ -295,8 +349,12 @@ class FakeTTS:
         if self.world is not None:
             self.world.fall(self)
         for obj in self.objects.values():
-            if not obj.resting and self.frame >= obj.settle_frame:
-                obj.resting = True
+            settled = self.frame >= obj.settle_frame and now >= obj.settle_time
+            if obj.resting or obj.destroyed or obj.held_by is not None or not settled:
+                continue  # a held object never rests
+            obj.resting = True
+            if obj.rolling:
+                obj.rolling = False
                 obj.value = self.physics.randint(1, 6)
                 obj.rotation = [0.0, self.physics.uniform(0, 360), 0.0]
                 self.rolled.append((obj.guid, obj.value))
@@ -391,24 +449,36 @@ class FakeTTS:
                 self.global_runtime, "onObjectRotate", self._gv(obj), yaw, 0, color, old, 0
             )
         obj.held_by = None
+        self.unsettle(obj)
         self._call_event(self.global_runtime, "onObjectDrop", color, self._gv(obj))
         if obj.runtime is not None:
             self._call_event(obj.runtime, "onDrop", color)
         self._raise_errors()
+
+    def unsettle(self, obj: FakeObject) -> None:
+        """The object was put down or moved: physics moves it a while before it rests."""
+        obj.resting = False
+        obj.settle_time = max(obj.settle_time, self.now() + SETTLE_SECONDS)
 
     def rotate(self, guid: str, yaw: float, color: str = "Red") -> None:
         """A player turns a model where it stands (no pick-up)."""
         obj = self.objects[guid]
         old = obj.rotation[1]
         obj.rotation = [obj.rotation[0], yaw, obj.rotation[2]]
+        self.unsettle(obj)
         self._call_event(
             self.global_runtime, "onObjectRotate", self._gv(obj), yaw, 0, color, old, 0
         )
         self._raise_errors()
 
-    def menu(self, guid: str, label: str, color: str = "Red") -> None:
-        """Right-click the model and choose the item whose label starts with ``label``."""
+    def menu(
+        self, guid: str, label: str, color: str = "Red", at: tuple[float, float] | None = None
+    ) -> None:
+        """Right-click the model (at the point ``at`` on it, where the pointer then is) and
+        choose the item whose label starts with ``label``."""
         obj = self.objects[guid]
+        if at is not None:
+            self.players_pointer(color, at)
         for item_label, fn, lua in obj.menu:
             if item_label.startswith(label):
                 pos = _vector(lua, obj.position)
@@ -417,13 +487,103 @@ class FakeTTS:
                 return
         raise KeyError(f"{guid} has no menu item {label!r}: {[m[0] for m in obj.menu]}")
 
+    def covering(self, x: float, z: float) -> list[FakeObject]:
+        """The objects whose footprint covers the point (a block is its scale in x and z,
+        turned by its yaw; BlockSquare is a 1-unit cube at scale 1, FACTS.md)."""
+        found = []
+        for obj in self.objects.values():
+            if obj.destroyed or obj.name.startswith("Table_"):
+                continue
+            yaw = math.radians(obj.rotation[1])
+            dx, dz = x - obj.position[0], z - obj.position[2]
+            # Into the object's own axes (Unity yaw turns +z toward +x).
+            a = dx * math.cos(yaw) - dz * math.sin(yaw)
+            b = dx * math.sin(yaw) + dz * math.cos(yaw)
+            if abs(a) <= obj.scale[0] / 2 and abs(b) <= obj.scale[2] / 2:
+                found.append(obj)
+        return found
+
     def global_menu(self, label: str, color: str = "Red", at: tuple[float, float] = (0, 0)) -> None:
+        """Right-click the table at ``at``: the Global menu opens only where no object covers
+        the point (there the object's own menu opens instead)."""
+        over = self.covering(*at)
+        if over:
+            raise MenuClosed(f"the Global menu does not open over {[o.guid for o in over]}")
+        self.players_pointer(color, at)
         for item_label, fn, lua in self.global_menu_items:
             if item_label.startswith(label):
                 self._call(lua, fn, color, _vector(lua, [at[0], 1.0, at[1]]))
                 self._raise_errors()
                 return
         raise KeyError(f"no global menu item {label!r}")
+
+    def players_pointer(self, color: str, at: tuple[float, float]) -> None:
+        self.player(color).pointer = [at[0], 1.0, at[1]]
+
+    def player(self, color: str) -> FakePlayer:
+        """Player[colour]: every colour exists; one nobody holds is unseated."""
+        if color not in self.players:
+            self.players[color] = FakePlayer(color, seated=False)
+        return self.players[color]
+
+    def say(self, message: str, color: str = "Red") -> bool:
+        """A player types in chat: onChat(message, sender Player); False: the script hid it."""
+        lua = self.global_runtime
+        sender = PlayerView(self, self.player(color), lua)
+        shown = self._call_event(lua, "onChat", message, sender)
+        self._raise_errors()
+        if shown is not False:
+            self.chat.append(Chat(f"{color}: {message}", "player"))
+        return shown is not False
+
+    def scripting_key(
+        self, index: int, color: str = "Red", at: tuple[float, float] = (0, 0)
+    ) -> None:
+        """The player points at (x, z) and presses scripting key ``index`` (numpad 1-10)."""
+        self.players_pointer(color, at)
+        self._call_event(self.global_runtime, "onScriptingButtonDown", index, color)
+        self._raise_errors()
+
+    def paint(self, points: list[tuple[float, float, float]], color: str = "Red") -> None:
+        """A player draws with Vector Paint: a Global vector line (the save's VectorLines)."""
+        rgb = {"Red": [0.86, 0.1, 0.09], "Blue": [0.12, 0.53, 1.0]}.get(color, [1.0, 1.0, 1.0])
+        line = {"points": [list(p) for p in points], "color": rgb, "thickness": 0.1}
+        self.global_lines.append(line)
+
+    def grab(self, guid: str, color: str = "Red") -> bool:
+        """A player picks the object up; a non-interactable one cannot be (False)."""
+        obj = self.objects[guid]
+        if not obj.interactable or obj.destroyed:
+            return False
+        self._call_event(self.global_runtime, "onObjectPickUp", color, self._gv(obj))
+        obj.held_by = color
+        obj.resting = False
+        self._raise_errors()
+        return True
+
+    def release(self, guid: str) -> None:
+        """The player lets go where the object is (no drop event for scripts to post)."""
+        obj = self.objects[guid]
+        obj.held_by = None
+        self.unsettle(obj)
+
+    def destroy(self, guid: str) -> None:
+        """The object is deleted (a player pressed Delete, or it fell off the table)."""
+        self.objects[guid].destroyed = True
+
+    def rewind(self, save: dict[str, Any]) -> None:
+        """Rewind to an older save: objects go back where that save has them, every script
+        runs again with that save's state (onLoad), and the chat stays as it was."""
+        for request in self._http:
+            request.view._disposed = True
+        self._http.clear()
+        self._timers.clear()
+        self._views.clear()
+        self.objects = {}
+        self._load_objects(save)
+        self.global_script = save.get("LuaScript", "")
+        self.global_state = save.get("LuaScriptState", "")
+        self.load()
 
     def buttons(self, guid: str) -> list[str]:
         return [b["label"] for b in self.objects[guid].buttons]
@@ -442,15 +602,6 @@ class FakeTTS:
                 self._raise_errors()
                 return
         raise KeyError(f"{guid} has no button {label!r}: {self.buttons(guid)}")
-
-    def type(self, message: str, color: str = "Red") -> None:
-        """A player types ``message`` in chat: Global's ``onChat(message, sender)``; as in
-        TTS, the message shows in chat unless the handler returns false."""
-        sender = self.global_runtime.table_from({"color": color, "steam_name": color})
-        shown = self._call_event(self.global_runtime, "onChat", message, sender)
-        self._raise_errors()
-        if shown is not False:
-            self.chat.append(Chat(f"{color}: {message}", "player"))
 
     def _gv(self, obj: FakeObject) -> ObjectView | None:
         return self.view(obj, self.global_runtime)
@@ -501,7 +652,10 @@ def _filter(obj: Any, name: Any, is_setting: bool) -> Any:
     section = getattr(type(obj), "SECTION", None)
     if section is None or not isinstance(name, str) or name not in API[section]:
         raise AttributeError(f"not a TTS API name: {name!r} (on {type(obj).__name__})")
-    if is_setting:
+    if isinstance(obj, ObjectView) and obj._obj.destroyed and name != "isDestroyed":
+        # TTS: a script holding a deleted object gets an error on any member but this one.
+        raise AttributeError(f"the object {obj._obj.guid} was destroyed ({name})")
+    if is_setting and name not in getattr(type(obj), "_SETTABLE", ()):
         raise AttributeError(f"{name} is read-only in the fake")
     return name
 
@@ -613,7 +767,22 @@ class _Api:
             "getObjects": objects,
             "getAllObjects": objects,
             "addContextMenuItem": add_menu,
+            "Player": self._players(),
         }
+
+    def _players(self) -> Any:
+        """Player[colour] for every seat colour, and Player.getPlayers() (the seated ones)."""
+        tts, lua = self.tts, self.lua
+        seats = {c: PlayerView(tts, tts.player(c), lua) for c in SEAT_COLOURS}
+
+        def seated() -> Any:
+            return lua.table_from([v for v in seats.values() if v._player.seated])
+
+        members: dict[str, Any] = dict(seats)
+        members["getPlayers"] = seated
+        for key in members:
+            assert key in API["Player"], f"the fake defines Player.{key}, not in the API"
+        return lua.table_from(members)
 
     def _http(
         self, url: str, method: str, data: str, headers: dict[str, str], callback: Any
@@ -718,6 +887,7 @@ class ObjectView:
     """A TTS object as one script sees it (each runtime has its own view, same object)."""
 
     SECTION = "Object"
+    _SETTABLE = ("interactable",)
 
     def __init__(self, tts: FakeTTS, obj: FakeObject, lua: Any) -> None:
         self._tts = tts
@@ -762,6 +932,7 @@ class ObjectView:
 
     def setPosition(self, pos: Any) -> bool:
         self._obj.position = _xyz(pos)
+        self._tts.unsettle(self._obj)
         return True
 
     def setPositionSmooth(self, pos: Any, collide: bool = False, fast: bool = False) -> bool:
@@ -796,9 +967,18 @@ class ObjectView:
     def resting(self) -> bool:
         return self._obj.resting
 
+    @property
+    def interactable(self) -> bool:
+        return self._obj.interactable
+
+    @interactable.setter
+    def interactable(self, value: bool) -> None:
+        self._obj.interactable = bool(value)
+
     # dice
     def roll(self) -> bool:
         self._obj.resting = False
+        self._obj.rolling = True
         self._obj.settle_frame = self._tts.frame + 12
         return True
 
@@ -870,6 +1050,48 @@ class ObjectView:
     def clearContextMenu(self) -> bool:
         self._obj.menu = []
         return True
+
+
+class MenuClosed(RuntimeError):
+    """The player right-clicked where that menu does not open."""
+
+
+class PlayerView:
+    """Player[colour] as a script sees it (player/instance.md)."""
+
+    SECTION = "PlayerInstance"
+
+    def __init__(self, tts: FakeTTS, player: FakePlayer, lua: Any) -> None:
+        self._tts = tts
+        self._player = player
+        self._lua = lua
+
+    @property
+    def color(self) -> str:
+        return self._player.colour
+
+    @property
+    def host(self) -> bool:
+        return self._player.host
+
+    @property
+    def promoted(self) -> bool:
+        return self._player.promoted
+
+    @property
+    def admin(self) -> bool:  # "host or promoted" (player/instance.md)
+        return self._player.host or self._player.promoted
+
+    @property
+    def seated(self) -> bool:
+        return self._player.seated
+
+    @property
+    def steam_name(self) -> str:
+        return self._player.steam_name
+
+    def getPointerPosition(self) -> Any:
+        return _vector(self._lua, self._player.pointer)
 
 
 def to_python_shallow(value: Any) -> dict[str, Any]:

@@ -229,3 +229,74 @@ def analyse(source: str) -> Facts:
                         facts.forbidden.append(f"line {t.line}: error() with a table")
         k += 1
     return facts
+
+
+# --- MoonSharp differences (FACTS.md, seen running MoonSharp 2.0) ------------------------------
+_SPEC = re.compile(r"%[-+ #0-9.]*[a-zA-Z%]")
+# What may stand as a %s argument: text for certain (our string helper, a number formatter, a
+# literal). MoonSharp raises on %s of nil, a boolean or a table.
+_STRING_MAKERS = (("util", ".", "str", "("), ("util", ".", "num", "("), ("util", ".", "pct", "("))
+
+
+def _args(tokens: list[Token], k: int) -> tuple[list[list[Token]], int]:
+    """The top-level arguments of the call whose `(` is at ``k``, and the index after `)`."""
+    args: list[list[Token]] = [[]]
+    depth, j = 0, k + 1
+    while j < len(tokens):
+        t = tokens[j]
+        if t.kind == "op" and t.value in "({[":
+            depth += 1
+        elif t.kind == "op" and t.value in ")}]":
+            if depth == 0:
+                break
+            depth -= 1
+        elif t.kind == "op" and t.value == "," and depth == 0:
+            args.append([])
+            j += 1
+            continue
+        args[-1].append(t)
+        j += 1
+    return ([] if args == [[]] else args), j + 1
+
+
+def moonsharp_differences(source: str) -> list[str]:
+    """Latent MoonSharp-vs-Lua-5.2 differences lupa cannot show: a ``%s`` whose argument is not
+    certainly text (wrap it in ``util.str``); ``#`` on a field (lists from JSON may hold holes:
+    ``util.len``); ``table.sort`` without a comparator, and ``<``/``>`` on a string literal
+    (MoonSharp orders strings by the host's culture: ``util.before``)."""
+    tokens = tokenize(source)
+    found: list[str] = []
+    vals = [t.value for t in tokens]
+    for k, t in enumerate(tokens):
+        if t.kind == "name" and vals[k : k + 4] == ["string", ".", "format", "("]:
+            args, _ = _args(tokens, k + 3)
+            # The format: one literal, or literals joined by `..`.
+            head = args[0] if args else []
+            parts = head[0::2]
+            if not parts or any(p.kind != "string" for p in parts):
+                continue
+            if any(j.value != ".." for j in head[1::2]):
+                continue
+            fmt = "".join(p.value for p in parts)
+            specs = [s for s in _SPEC.findall(fmt) if s != "%%"]
+            for i, spec in enumerate(specs, start=1):
+                if not spec.endswith("s") or i >= len(args):
+                    continue
+                arg = args[i]
+                text = tuple(a.value for a in arg[:4])
+                literal = len(arg) == 1 and arg[0].kind == "string"
+                if not literal and text not in _STRING_MAKERS:
+                    shown = " ".join(a.value for a in arg)
+                    found.append(f"line {t.line}: %s of `{shown}` (use util.str)")
+        field_length = k + 2 < len(tokens) and tokens[k + 1].kind == "name"
+        if t.kind == "op" and t.value == "#" and field_length and vals[k + 2] in ".[:":
+            found.append(f"line {t.line}: # on `{vals[k + 1]}{vals[k + 2]}...` (use util.len)")
+        if t.kind == "name" and vals[k : k + 4] == ["table", ".", "sort", "("]:
+            args, _ = _args(tokens, k + 3)
+            if len(args) < 2:
+                found.append(f"line {t.line}: table.sort without a comparator (util.before)")
+        if t.kind == "op" and t.value in ("<", ">", "<=", ">="):
+            around = [tokens[i] for i in (k - 1, k + 1) if 0 <= i < len(tokens)]
+            if any(a.kind == "string" for a in around):
+                found.append(f"line {t.line}: `{t.value}` on a string (util.before)")
+    return found

@@ -7,7 +7,16 @@ import inspect
 from typing import Any
 
 import pytest
-from faketts import API, FakeObject, FakeTTS, GlobalView, ObjectView, WebRequestView
+from faketts import (
+    API,
+    FakeObject,
+    FakeTTS,
+    GlobalView,
+    MenuClosed,
+    ObjectView,
+    PlayerView,
+    WebRequestView,
+)
 
 from serverkit import LiveReferee, free_port
 from tankref.tts.bundle import bundle
@@ -28,7 +37,12 @@ def _g(tts: FakeTTS, name: str) -> Any:
 
 @pytest.mark.parametrize(
     ("cls", "section"),
-    [(ObjectView, "Object"), (WebRequestView, "WebRequestInstance"), (GlobalView, "Global")],
+    [
+        (ObjectView, "Object"),
+        (WebRequestView, "WebRequestInstance"),
+        (GlobalView, "Global"),
+        (PlayerView, "PlayerInstance"),
+    ],
 )
 def test_the_fake_offers_only_real_api_names(cls: type, section: str) -> None:
     public = {n for n, _ in inspect.getmembers(cls) if not n.startswith("_")} - {"SECTION"}
@@ -151,5 +165,111 @@ def test_unknown_entry_kinds_are_drawn_generically() -> None:
         arrow = [line["points"] for line in tts.global_lines if len(line["points"]) == 2]
         assert arrow == [[[0, 1.2, 0], [0, 1.2, -24]]]
         assert tank.description == "Restored" and [b["label"] for b in tank.buttons] == ["Shaken"]
+    finally:
+        tts.close()
+
+
+# --- seats and the table's behaviour (FACTS.md "The table, the physical world and seats") ------
+
+
+def test_every_callback_carries_a_seat_and_players_have_their_flags() -> None:
+    """onObjectDrop(player_color, obj), a button's (obj, colour, alt), onChat(message, sender)
+    and onScriptingButtonDown(index, colour) say who; Player[colour] has host/promoted."""
+    script = """
+        seen = {}
+        function onObjectDrop(c, obj) table.insert(seen, "drop " .. c) end
+        function onChat(m, sender)
+          local p = Player[sender.color]
+          table.insert(seen, "chat " .. sender.color .. " " .. tostring(p.host) .. " "
+            .. tostring(p.promoted) .. " " .. tostring(p.seated) .. " " .. p.steam_name)
+          return false
+        end
+        function onScriptingButtonDown(i, c)
+          local at = Player[c].getPointerPosition()
+          table.insert(seen, "key " .. i .. " " .. c .. " " .. at.x .. " " .. at.z)
+        end
+    """
+    tts = _table(script, FakeObject("t1", position=[0.0, 1.0, 0.0]))
+    try:
+        tts.drop("t1", 3.0, 4.0, color="Blue")
+        assert tts.say("hello", color="Red") is False  # the script hid it
+        tts.say("hi", color="Grey")
+        tts.scripting_key(1, color="Blue", at=(7.0, -2.0))
+        seen = list(_g(tts, "seen").values())
+        assert seen == [
+            "drop Blue",
+            "chat Red true false true Rita",
+            "chat Grey false false false Watcher",
+            "key 1 Blue 7 -2",
+        ]
+    finally:
+        tts.close()
+
+
+def test_the_global_menu_opens_only_on_uncovered_points() -> None:
+    tts = _table(
+        "function onLoad() addContextMenuItem('here', function(c, p) last = c .. p.x end) end",
+        FakeObject("wood", position=[-24.0, 1.0, 0.0], scale=[9.0, 1.0, 9.0]),
+    )
+    try:
+        with pytest.raises(MenuClosed):
+            tts.global_menu("here", color="Red", at=(-22.0, 3.0))  # on the wood
+        tts.global_menu("here", color="Red", at=(-10.0, 3.0))  # open ground
+        assert _g(tts, "last") == "Red-10"
+    finally:
+        tts.close()
+
+
+def test_set_vector_lines_replaces_the_players_paint() -> None:
+    tts = _table("function redraw() Global.setVectorLines({}) end")
+    try:
+        tts.paint([(0.0, 1.0, 0.0), (1.0, 1.0, 1.0)])
+        assert len(tts.global_lines) == 1
+        _g(tts, "redraw")()
+        assert tts.global_lines == []  # as TTS does: a script must keep what it did not draw
+    finally:
+        tts.close()
+
+
+def test_objects_rest_only_after_they_settle_held_ones_never_deleted_ones_raise() -> None:
+    script = """
+        function probe(guid) local o = getObjectFromGUID(guid) return o end
+        function resting(o) return o.resting end
+        function value(o) return o.getValue() end
+        function gone(o) return o.isDestroyed() end
+    """
+    tts = _table(script, FakeObject("t1"), FakeObject("d1", name="Die_6"))
+    try:
+        tank = _g(tts, "probe")("t1")
+        tts.drop("t1", 2.0, 2.0)
+        assert _g(tts, "resting")(tank) is False
+        tts.skip(0.3)
+        assert _g(tts, "resting")(tank) is False  # still sliding
+        tts.skip(1.0)
+        assert _g(tts, "resting")(tank) is True
+        assert tts.grab("t1", color="Blue")
+        tts.skip(5.0)
+        assert _g(tts, "resting")(tank) is False  # a held object never rests
+        die = _g(tts, "probe")("d1")
+        tts.destroy("d1")
+        assert _g(tts, "gone")(die) is True
+        with pytest.raises(Exception, match="destroyed"):
+            _g(tts, "value")(die)
+    finally:
+        tts.close()
+
+
+def test_rewind_runs_onload_again_with_the_older_state_and_places() -> None:
+    script = """
+        function onLoad(state) loads = (loads or 0) + 1; last = state end
+        function onSave() return "saved" end
+    """
+    tts = _table(script, FakeObject("t1", position=[1.0, 1.0, 1.0]))
+    try:
+        older = tts.save()
+        tts.drop("t1", 9.0, 9.0)
+        tts.rewind(older)
+        assert tts.get("t1").position == [1.0, 1.0, 1.0]
+        assert _g(tts, "last") == "saved"
     finally:
         tts.close()

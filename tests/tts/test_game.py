@@ -67,6 +67,10 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     tts.click(b1, "Fire")
     tts.settle()
     assert tts.said("Accuracy: ")  # the math, in chat
+    # ... printed, not broadcast, with each modifier's reason and clause beside it
+    assert all(c.kind == "print" for c in tts.chat if c.text.startswith("Accuracy: "))
+    why = [c.text for c in tts.chat if c.text.startswith("Why: ")]
+    assert why and "TTT-" in why[-1], why
     assert all(not b.startswith("Fire") for b in tts.buttons(b1))  # picking is over
     # The best-armour turn: the model now faces where the referee says.
     facing = {t["tank_id"]: t["facing"] for t in game.read()["tanks"]}[b1]
@@ -121,6 +125,10 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     final = game.summary()
     assert final["winner"] == "Red"
     assert tts.said("Victory: Red!")
+    # Centre-screen broadcasts are for headlines only: the new table and the victory.
+    headlines = [c.text for c in tts.chat if c.kind == "broadcast"]
+    assert len(headlines) == 2, headlines
+    assert headlines[0].startswith("tankref: table ") and headlines[1].startswith("Victory: Red!")
     assert ring_radii(tts.global_lines) == []  # the smoke has cleared
     views: dict[str, Any] = {}  # each tank as the last log entry that changed it drew it
     for entry in game.read("/log?limit=500")["entries"]:
@@ -161,7 +169,9 @@ def test_turning_in_place_and_mortar_smoke_where_the_player_points(
     game.press("End phase")  # Red passes; Blue's Sherman has a 2-inch smoke mortar
     game.order(b1, "Smoke")
     assert tts.said("mortar smoke here")
-    tts.global_menu("tankref: mortar smoke here", color="Blue", at=(-12.0, 12.0))
+    # Blue points at the spot and presses a scripting key (it works over any object, where
+    # the table's own menu does not open: test_seats.py).
+    tts.scripting_key(1, color="Blue", at=(-12.0, 12.0))
     tts.settle()
     smoke = game.read()["state"]["smoke"]
     assert [(s["x"], s["z"], s["strength"]) for s in smoke] == [(-12.0, 12.0, 1)]

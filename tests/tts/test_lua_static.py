@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from faketts import API
-from luacheck import analyse, tokenize
+from luacheck import analyse, moonsharp_differences, tokenize
 
 from tankref import __version__
 from tankref.tts.bundle import SCRIPTS, bundle, module_source
@@ -147,3 +147,53 @@ def test_each_bundle_compiles_in_lua52() -> None:
     for script in SCRIPTS:
         compiled = lua.globals().load(bundle(script), script)
         assert compiled is not None, f"{script} does not compile"
+
+
+# MoonSharp 2.0 differences lupa's Lua 5.2 cannot show (FACTS.md): each sample must be caught.
+MOONSHARP_SAMPLES = [
+    'local s = string.format("%s moved", name)',  # %s of a value that may be nil
+    'local s = string.format("a " .. "%d and %s", 1, flag)',  # formats joined by ..
+    "local n = #reply.entries",  # a JSON list: nulls dropped leave holes
+    "local n = #t[1]",
+    "table.sort(names)",  # culture order
+    'if name < "B" then end',
+]
+MOONSHARP_FINE = [
+    'local s = string.format("%s moved, %d%%", util.str(name), 3)',
+    'local s = string.format("%s", "literal")',
+    "local n = #parts",
+    "local n = util.len(reply.entries)",
+    "table.sort(names, util.before)",
+    "if a < b then end",
+]
+
+
+@pytest.mark.parametrize("sample", MOONSHARP_SAMPLES)
+def test_moonsharp_differences_are_caught(sample: str) -> None:
+    assert moonsharp_differences(sample), sample
+
+
+@pytest.mark.parametrize("sample", MOONSHARP_FINE)
+def test_moonsharp_safe_forms_pass(sample: str) -> None:
+    assert moonsharp_differences(sample) == [], sample
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_no_moonsharp_difference_in_the_scripts(script: str) -> None:
+    """Every %s argument is certainly text, no # on JSON data, no culture-dependent order."""
+    assert moonsharp_differences(bundle(script)) == []
+
+
+def test_the_string_helpers_behave_as_moonsharp_needs() -> None:
+    """util.str never hands %s a non-string; util.before is ordinal (Lua 5.2's `<` is too,
+    MoonSharp's is not); util.len counts a list with a hole up to its last element."""
+    from lupa import lua52
+
+    lua = lua52.LuaRuntime()
+    util = lua.execute(module_source("util").replace("use(", "nil and use("))
+    assert [util.str(v) for v in (None, True, 2.5, "x")] == ["", "true", "2.5", "x"]
+    assert util.str(lua.table()).startswith("table")
+    assert util.before("B", "a") is True and util.before("a", "B") is False
+    assert util.before("ab", "abc") is True and util.before("abc", "abc") is False
+    holes = lua.execute("return {1, nil, 3}")
+    assert util.len(holes) == 3 and util.len(None) == 0

@@ -26,9 +26,9 @@ def test_the_table_draws_the_damage_card_and_types_it_TTT_E7(
     game = Game(tts, referee.url, tts.tagged("tankref_board")[0].guid)
     r1, b1 = guid_of(tts, "Red 1"), guid_of(tts, "Blue 1")
 
-    tts.type("!tankref card Fire")  # nothing asked for yet: told so, nothing sent
+    tts.say("!tankref card Fire")  # nothing asked for yet: told so, nothing sent
     assert tts.said("no damage card is asked for now")
-    tts.type("!tankref cards table")
+    tts.say("!tankref cards table")
     assert not tts.said("!tankref cards table")  # a command: not echoed to chat
     assert "drawn from the deck" in tts.get(game.board).description
     game.press("New table")
@@ -44,12 +44,12 @@ def test_the_table_draws_the_damage_card_and_types_it_TTT_E7(
     assert tts.said("tankref: draw a damage card for ") and tts.said("Blue draws it (TTT-E7)")
     assert tts.said("left in the deck: ") and tts.said("Immobilized")
 
-    tts.type("!tankref card Banana")  # not a card: told the cards left, nothing sent
+    tts.say("!tankref card Banana")  # not a card: told the cards left, nothing sent
     tts.settle()
     assert tts.said("'Banana' is not one card left in the deck")
     assert len(_engages_sent(game)) == 1
 
-    tts.type("!tankref card immob")  # the start of one card's name is enough
+    tts.say("!tankref card immob")  # the start of one card's name is enough
     tts.settle()
     engages = [e for e in game.read("/log?limit=500")["entries"] if e["kind"] == "engage"]
     assert len(engages) == 1
@@ -72,7 +72,7 @@ def test_a_card_asked_for_survives_a_save_and_reload_TTT_E7(
     tts = tts_table(referee.url, keep=("Red 1", "Blue 1"), seed=SEED)
     game = Game(tts, referee.url, tts.tagged("tankref_board")[0].guid)
     r1, b1 = guid_of(tts, "Red 1"), guid_of(tts, "Blue 1")
-    tts.type("!tankref cards table")
+    tts.say("!tankref cards table")
     game.press("New table")
     game.press("Crew roll")
     game.press("Start game")
@@ -86,7 +86,7 @@ def test_a_card_asked_for_survives_a_save_and_reload_TTT_E7(
     try:
         resumed = Game(again, referee.url, again.tagged("tankref_board")[0].guid)
         again.settle()
-        again.type("!tankref card Gun Damaged")
+        again.say("!tankref card Gun Damaged")
         again.settle()
         engages = [e for e in resumed.read("/log?limit=500")["entries"] if e["kind"] == "engage"]
         assert len(engages) == 1 and engages[0]["request_id"] == waiting["body"]["request_id"]

@@ -58,17 +58,22 @@ class Game:
         self.tts.click(self.board, label)
         self.tts.settle()
 
+    def seat(self, guid: str) -> str:
+        """The seat of the model's side (its side: tag): its own player gives its orders."""
+        side = next((t[5:] for t in self.tts.get(guid).tags if t.startswith("side:")), "Red")
+        return side if side in ("Red", "Blue") else "Red"
+
     def order(self, guid: str, item: str) -> None:
-        self.tts.menu(guid, item)
+        self.tts.menu(guid, item, color=self.seat(guid))
         self.tts.settle()
 
     def engage(self, shooter: str, target: str) -> None:
         self.order(shooter, "Engage")
-        self.tts.click(target, "Fire")
+        self.tts.click(target, "Fire", color=self.seat(shooter))
         self.tts.settle()
 
     def drive(self, guid: str, x: float, z: float, yaw: float | None = None) -> None:
-        self.tts.drop(guid, x, z, yaw)
+        self.tts.drop(guid, x, z, yaw, color=self.seat(guid))
         self.tts.settle()
 
     def toward(self, guid: str, target: str, inches: float) -> None:

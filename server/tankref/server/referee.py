@@ -34,6 +34,7 @@ from tankref.server.schemas import (
     CreateTable,
     DicePublic,
     LogEntry,
+    OrderedBy,
     Scene,
     TableCreated,
     TableListItem,
@@ -344,6 +345,7 @@ class Referee:
         request: dict[str, Any],
         build: Any,
         dice: SuppliedDice | None = None,
+        by: OrderedBy | None = None,
     ) -> str:
         """Apply the action ``build(state)`` makes (None: nothing to do), once per request id;
         the reply as JSON text (``Reply``).
@@ -364,7 +366,7 @@ class Referee:
                 step = host.timeline.act(action, dice)
             except RulesError as err:
                 raise from_rules(err, "action") from None
-            return self._record(host, request_id, request_sha, step, dice)
+            return self._record(host, request_id, request_sha, step, dice, by)
 
     async def control(
         self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
@@ -407,6 +409,7 @@ class Referee:
         request_sha: str,
         step: Step,
         dice: SuppliedDice | None,
+        by: OrderedBy | None = None,
     ) -> str:
         """Append the step's event and commit it; only then does the table move on."""
         seq = host.seq + 1
@@ -423,6 +426,7 @@ class Referee:
             chat=chat_lines(step.result),
             tanks=self._changed_tanks(host, step.state, step.result),
             table=summary,
+            by=by,
         )
         entry_json = entry.model_dump_json()
         self._append(

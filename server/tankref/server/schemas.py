@@ -33,6 +33,24 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+# The seat colours of Tabletop Simulator (its Player.getColors(): White ... Black).
+Seat = Literal[
+    "White", "Brown", "Red", "Orange", "Yellow", "Green",
+    "Teal", "Blue", "Purple", "Pink", "Grey", "Black",
+]  # fmt: skip
+
+
+class OrderedBy(_Body):
+    """Who gave an order at the table: the seat, and whether a host or promoted player gave
+    it for a side not their own (acting as the table's referee)."""
+
+    seat: Seat = Field(description="The TTS seat colour of the player who gave the order.")
+    as_referee: bool = Field(
+        default=False,
+        description="True: a host or promoted player ordered for a side that is not theirs.",
+    )
+
+
 class DiceSetup(_Body):
     source: Literal["server", "table"] = Field(
         default="server",
@@ -141,6 +159,7 @@ class Scene(BaseModel):
 
 class TankPutRequest(TankPut):
     request_id: RequestId | None = None
+    by: OrderedBy | None = Field(default=None, description="Who moved the model (logged).")
 
 
 class ObjectivePut(_Body):
@@ -158,6 +177,7 @@ class ActionRequest(_Body):
         "damage_card: the card drawn, only on a table whose players draw them "
         "(dice.damage_cards: table) and only once asked.",
     )
+    by: OrderedBy | None = Field(default=None, description="Who gave the order (logged).")
 
 
 class LogEntry(BaseModel):
@@ -173,6 +193,7 @@ class LogEntry(BaseModel):
     chat: list[str] = Field(description="One or two lines with the math, for the game chat.")
     tanks: list[TankView] = Field(description="Every tank the action changed, ready to draw.")
     table: TableSummary
+    by: OrderedBy | None = Field(default=None, description="Who gave the order, if said.")
 
 
 class Reply(BaseModel):

@@ -25,6 +25,7 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
         "http",
         "referee",
         "render",
+        "seats",
         "unitmenu",
         "dice",
         "scene",

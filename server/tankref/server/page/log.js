@@ -91,18 +91,26 @@ function eventsBlock(events) {
       e.text || e.kind))));
 }
 
+/** "by Red" or "by White, as the table's referee": who gave the order at the table, if said. */
+export function orderedBy(by) {
+  if (!by || typeof by !== "object" || typeof by.seat !== "string") return null;
+  return by.as_referee ? `by ${by.seat}, as the table's referee` : `by ${by.seat}`;
+}
+
 /** One log entry; any kind (including kinds this page has never heard of) renders. */
 export function entryNode(entry, open, onToggle, takenBack = null) {
   const result = entry.result && typeof entry.result === "object" ? entry.result : {};
   const chat = Array.isArray(entry.chat) ? entry.chat : [];
   const lines = Array.isArray(result.summary) && result.summary.length ? result.summary : chat;
   const headline = chat[0] || lines[0] || entry.kind;
+  const who = orderedBy(entry.by);
   const details = el("details", { open },
     el("summary", {},
       el("span", { class: "seq", text: `#${entry.seq}` }), " ",
       el("span", { class: "kind", text: entry.kind }), " ",
       takenBack ? el("span", { class: "taken-back", text: takenBack }) : null, takenBack ? " " : "",
       el("span", { class: "headline", text: headline }), " ",
+      who ? el("span", { class: "by", text: who }) : null, who ? " " : "",
       el("time", { datetime: entry.at, text: when(entry.at) })),
     el("div", { class: "detail" },
       lines.length ? el("ul", { class: "lines" }, lines.map((l) => el("li", { text: l }))) : null,

@@ -29,5 +29,6 @@ async def post_action(body: ActionRequest, access: WriteDep) -> Response:
         request=body.model_dump(mode="json", exclude={"request_id", "dice"}),
         build=lambda _: action,
         dice=body.dice,
+        by=body.by,
     )
     return json_reply(reply)

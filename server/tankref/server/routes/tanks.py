@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Response
 
 from tankref.core.errors import RulesError
+from tankref.core.ruleset import TankPut
 from tankref.server.errors import from_rules
 from tankref.server.referee import TableHost
 from tankref.server.routes.deps import ObjectId, TableDep, WriteDep, json_reply
@@ -20,13 +21,19 @@ async def put_tank(tank_id: ObjectId, body: TankPutRequest, access: WriteDep) ->
     """Where a tank model stands now. In setup this places it; in play the referee classifies
     the change as a move (normal, fast, a facing change, entering) or refuses it with the
     clause; a model that only drifted changes nothing (``applied`` false)."""
-    put = body.model_copy(update={"request_id": None})
+    # The rules see where the model stands; who moved it goes to the log beside it.
+    put = TankPut.model_validate(body.model_dump(exclude={"request_id", "by"}))
     rules = access.host.rules
+    # As hashed before `by` existed (request_id None), so an old request id still matches.
+    request = {"put_tank": tank_id, **put.model_dump(mode="json"), "request_id": None}
+    if body.by is not None:
+        request["by"] = body.by.model_dump(mode="json")
     reply = await access.ref.submit(
         access.host,
         request_id=body.request_id,
-        request={"put_tank": tank_id, **put.model_dump(mode="json")},
+        request=request,
         build=lambda state: rules.tank_put(state, tank_id, put),
+        by=body.by,
     )
     return json_reply(reply)
 
