@@ -407,7 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="another host name clients may use to reach a loopback referee (repeatable)",
+        help="another host name clients may use to reach the referee (repeatable; IP "
+        "addresses need none when --host is beyond loopback)",
     )
     serve.set_defaults(run=_cmd_serve)
 

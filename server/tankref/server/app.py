@@ -72,7 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         RequestGuards,
         max_body_bytes=settings.max_body_bytes,
-        allowed_hosts=settings.allowed_hosts if settings.loopback else None,
+        allowed_hosts=settings.allowed_hosts,
+        any_address=not settings.loopback,
     )
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app

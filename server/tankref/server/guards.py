@@ -1,7 +1,9 @@
 """Checks every request passes before any route sees it (plain ASGI, so they also cover 404s).
 
-- The Host header must name this referee (400): a web page cannot reach a loopback referee
-  by pointing a domain of its own at 127.0.0.1 (DNS rebinding).
+- The Host header must name this referee (400), on every binding: a web page cannot reach
+  the referee by pointing a domain of its own at its address (DNS rebinding). Bound beyond
+  loopback, an IP address passes too (a page cannot rebind an address); other names need
+  ``--allow-host``.
 - Bodies over the size limit are refused (413) without being read to the end.
 - Writes must be JSON (415): an HTML form on another site cannot post ``text/plain`` at us.
 - Writes from a browser page of another origin are refused (403): the Origin must be the
@@ -10,6 +12,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -53,19 +56,28 @@ class _TooLarge(HTTPException):
 
 class RequestGuards:
     def __init__(
-        self, app: ASGIApp, max_body_bytes: int, allowed_hosts: tuple[str, ...] | None
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        allowed_hosts: tuple[str, ...],
+        *,
+        any_address: bool = False,
     ) -> None:
         self.app = app
         self.max_body = max_body_bytes
-        # None: any host (the referee was bound to the network on purpose).
-        self.hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+        self.hosts = {h.lower() for h in allowed_hosts}
+        self.any_address = any_address  # bound beyond loopback: IP addresses pass too
+
+    def _known_host(self, host: str) -> bool:
+        name = _host_name(host)
+        return name in self.hosts or (self.any_address and _is_address(name))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if self.hosts is not None and _host_name(headers.get("host", "")) not in self.hosts:
+        if not self._known_host(headers.get("host", "")):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4400})
                 return
@@ -149,6 +161,14 @@ def _host_name(host: str) -> str:
     if host.startswith("["):
         return host.split("]")[0] + "]"
     return host.rsplit(":", 1)[0] if ":" in host else host
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def _same_origin(origin: str, host: str) -> bool:

@@ -12,7 +12,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from tankref.server.app import create_app
-from tankref.server.settings import LOOPBACK_NAMES, Settings
+from tankref.server.settings import Settings
 from tankref.server.store import EventStore, StoreError
 
 
@@ -97,10 +97,14 @@ def serve(
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     print(f"tankref referee on http://{shown}:{port}  (API docs: http://{shown}:{port}/docs)")
     print(f"database: {db_path}")
-    if host not in LOOPBACK_NAMES:
+    if not settings.loopback:
+        names = ", ".join(settings.allowed_hosts)
         print(
-            "warning: listening beyond this computer; anyone who can reach it can read the "
-            "tables (writes still need each table's token)",
+            f"warning: listening on {shown}:{port}, beyond this computer: anyone who can reach "
+            "it can read every table, its log, the live page and the API docs, and can create "
+            "tables; playing needs each table's token, which travels unencrypted (plain HTTP). "
+            f"It answers to any IP address and to these names: {names} "
+            "(add one with --allow-host NAME).",
             file=sys.stderr,
         )
     print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)

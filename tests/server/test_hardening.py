@@ -1,0 +1,61 @@
+"""Issue 15, hardening: bad input, bad files and bad bindings must not knock the referee over.
+
+Each test drives the real referee: uvicorn in a thread (``live_referee``) or the real
+``tankref serve`` command in its own process (``serve_command``), with real SQLite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from serverkit import serve_command
+
+
+def test_a_referee_bound_beyond_loopback_still_checks_host_and_origin(tmp_path: Path) -> None:
+    """``--host 127.0.0.2`` used to switch the Host check off (``Host: evil.com`` served, a
+    foreign Origin could create tables) and ignored ``--allow-host``."""
+    with serve_command(
+        tmp_path / "r.sqlite3", "--allow-host", "tankref.lan", host="127.0.0.2"
+    ) as r:
+        port = r.url.rsplit(":", 1)[1]
+        evil = httpx.get(f"{r.url}/health", headers={"Host": "evil.com"})
+        assert evil.status_code == 400 and evil.json()["code"] == "UNKNOWN_HOST"
+        assert "--allow-host" in evil.json()["message"]
+        create = httpx.post(
+            f"{r.url}/tables",
+            json={},
+            headers={"Host": f"evil.com:{port}", "Origin": f"http://evil.com:{port}"},
+        )
+        assert create.status_code == 400
+        foreign = httpx.post(f"{r.url}/tables", json={}, headers={"Origin": "http://evil.com"})
+        assert foreign.status_code == 403 and foreign.json()["code"] == "FOREIGN_ORIGIN"
+        assert httpx.get(f"{r.url}/tables").json() == []  # nothing was created
+        # The address it is bound to, and the name given with --allow-host, are answered.
+        assert httpx.get(f"{r.url}/health").status_code == 200
+        named = httpx.get(f"{r.url}/health", headers={"Host": f"tankref.lan:{port}"})
+        assert named.status_code == 200
+        own = httpx.post(
+            f"{r.url}/tables",
+            json={},
+            headers={"Host": f"tankref.lan:{port}", "Origin": f"http://tankref.lan:{port}"},
+        )
+        assert own.status_code == 201, own.text
+        # A WebSocket from an unknown host is closed before it is accepted.
+        table_id = own.json()["table_id"]
+        with httpx.Client() as http:
+            ws = http.get(
+                f"{r.url}/tables/{table_id}/stream",
+                headers={
+                    "Host": "evil.com",
+                    "Connection": "Upgrade",
+                    "Upgrade": "websocket",
+                    "Sec-WebSocket-Version": "13",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                },
+            )
+            assert ws.status_code == 403
+    warning = r.stderr
+    assert "beyond this computer" in warning
+    assert "read every table" in warning and "tankref.lan" in warning
