@@ -71,6 +71,10 @@ class RefereeCommand:
     def stderr(self) -> str:
         return self.stderr_path.read_text(errors="replace")
 
+    @property
+    def stdout(self) -> str:  # uvicorn's access log goes here
+        return self.stderr_path.with_suffix(".stdout").read_text(errors="replace")
+
 
 @contextmanager
 def serve_command(
@@ -80,11 +84,11 @@ def serve_command(
     answers (asked by IP address, with a Host header it accepts); stopped afterwards."""
     port = free_port()
     stderr_path = db_path.with_name(f"{db_path.name}.{port}.stderr")
-    with stderr_path.open("wb") as err:
+    with stderr_path.open("wb") as err, stderr_path.with_suffix(".stdout").open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tankref", "serve", "--host", host, "--port", str(port),
              "--db", str(db_path), "--log-level", "info", *args],
-            stdout=subprocess.DEVNULL,
+            stdout=out,
             stderr=err,
         )  # fmt: skip
     url = f"http://{host}:{port}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+from websockets.sync.client import connect
 
 from serverkit import serve_command
 
@@ -59,3 +60,26 @@ def test_a_referee_bound_beyond_loopback_still_checks_host_and_origin(tmp_path: 
     warning = r.stderr
     assert "beyond this computer" in warning
     assert "read every table" in warning and "tankref.lan" in warning
+
+
+def test_a_token_sent_in_the_query_is_refused_and_not_logged(tmp_path: Path) -> None:
+    """``?token=`` is no way to send a token (401), and the access log, which names every
+    request, names the path without its query string (it used to print the token)."""
+    with serve_command(tmp_path / "r.sqlite3") as r:
+        created = httpx.post(f"{r.url}/tables", json={}).json()
+        secret = created["token"]
+        path = f"/tables/{created['table_id']}/actions"
+        refused = httpx.post(
+            f"{r.url}{path}", params={"token": secret}, json={"request_id": "a", "action": {}}
+        )
+        assert refused.status_code == 401
+        log = httpx.get(f"{r.url}/tables/{created['table_id']}/log", params={"token": secret})
+        assert log.status_code == 200
+        with connect(
+            f"{r.url.replace('http', 'ws')}/tables/{created['table_id']}/stream?token={secret}"
+        ):
+            pass
+    logged = r.stdout + r.stderr
+    assert f"POST {path}?[query not logged]" in logged, logged
+    assert "WebSocket /tables/" in logged
+    assert secret not in logged

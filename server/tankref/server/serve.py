@@ -31,9 +31,32 @@ class RefereeServer(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+class QueryRedaction(logging.Filter):
+    """Logs name the path of a request, never its query: a client that sends a token as
+    ``?token=`` is refused, and its token must not end up in the log either."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_without_query(a) for a in record.args)
+        return True
+
+
+def _without_query(arg: object) -> object:
+    if isinstance(arg, str) and arg.startswith("/") and "?" in arg:
+        return arg.split("?", 1)[0] + "?[query not logged]"
+    return arg
+
+
+def redact_queries_in_logs() -> None:
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, QueryRedaction) for f in logger.filters):
+            logger.addFilter(QueryRedaction())
+
+
 def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
     """How the referee is served, here and in the tests and benches."""
-    return uvicorn.Config(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -43,6 +66,8 @@ def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
         server_header=False,
         proxy_headers=False,
     )
+    redact_queries_in_logs()  # once uvicorn has set its loggers up (Config does)
+    return config
 
 
 def port_free(host: str, port: int) -> bool:
