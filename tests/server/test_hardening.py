@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 from websockets.sync.client import connect
 
-from serverkit import serve_command
+from serverkit import duel, live_referee, serve_command
 
 
 def test_a_referee_bound_beyond_loopback_still_checks_host_and_origin(tmp_path: Path) -> None:
@@ -83,3 +83,28 @@ def test_a_token_sent_in_the_query_is_refused_and_not_logged(tmp_path: Path) -> 
     assert f"POST {path}?[query not logged]" in logged, logged
     assert "WebSocket /tables/" in logged
     assert secret not in logged
+
+
+def test_a_request_that_applied_nothing_never_applies_later(tmp_path: Path) -> None:
+    """A tank PUT that was only drift (``applied`` false), sent again with the same request
+    id after the tank moved, used to apply as a new move. An id answers its first result,
+    always: also after a restart, and a different request under that id is refused."""
+    db = tmp_path / "r.sqlite3"
+    with live_referee(db) as live:
+        table = duel(live.url)
+        drift = {"card": "tiger-i", "player": "Red", "x": 0.1, "z": -20.1, "facing": 1}
+        first = table.ok(table.put_tank("R1", **drift, request_id="drift-1"))
+        assert first["applied"] is False and first["replayed"] is False
+        table.ok(table.put_tank("R1", **{**drift, "x": 0, "z": -17, "facing": 0}))
+        before = table.snapshot()
+        again = table.ok(table.put_tank("R1", **drift, request_id="drift-1"))
+        assert again["applied"] is False and again["replayed"] is True
+        assert again["seq"] == first["seq"] and again["entry"] is None
+        assert table.snapshot() == before
+        other = table.put_tank("R1", **{**drift, "x": 3}, request_id="drift-1")
+        assert other.status_code == 409 and other.json()["code"] == "REQUEST_ID_REUSED"
+    with live_referee(db) as live:
+        table.http.base_url = httpx.URL(live.url)
+        after_restart = table.ok(table.put_tank("R1", **drift, request_id="drift-1"))
+        assert after_restart["applied"] is False and after_restart["replayed"] is True
+        assert table.snapshot() == before

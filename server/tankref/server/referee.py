@@ -93,6 +93,8 @@ class TableHost:
     damaged: str | None = None  # why the log could not be replayed; the table is read-only
     # request id -> (seq, request hash): a repeated request is answered from the log
     requests: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # request id -> (seq, request hash) of a request that changed nothing: answered the same
+    quiet: dict[str, tuple[int, str]] = field(default_factory=dict)
     closing: bool = False  # the server is stopping: held long-polls answer now
     shots: dict[int, LineOfFire] = field(default_factory=dict)  # seq -> line, for the scene
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -196,6 +198,7 @@ class Referee:
     def load(self) -> None:
         for row in self.store.tables():
             host = rebuild(row, self.store.events(row.id))
+            host.quiet = self.store.quiet_requests(row.id)
             self.tables[host.id] = host
         if self.tables:
             log.info("rebuilt %d table(s) from the event log", len(self.tables))
@@ -348,6 +351,15 @@ class Referee:
                 return repeated
             action = build(host.state)
             if action is None:
+                if request_id is not None:  # spent: the same id must never apply later
+                    self._save(
+                        lambda: self.store.add_quiet_request(
+                            host.id, request_id, request_sha, host.seq
+                        ),
+                        host.id,
+                        "request",
+                    )
+                    host.quiet[request_id] = (host.seq, request_sha)
                 return _reply(False, False, host.seq, None, host.summary())
             try:
                 step = host.timeline.act(action, dice)
@@ -374,16 +386,15 @@ class Referee:
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
         damaged table. None: a new request."""
+        if request_id is not None and request_id in host.quiet:
+            seq, first_sha = host.quiet[request_id]
+            if first_sha != request_sha:
+                raise _reused(request_id)
+            return _reply(False, True, seq, None, host.summary())
         if request_id is not None and request_id in host.requests:
             seq, first_sha = host.requests[request_id]
             if first_sha != request_sha:
-                raise ApiError(
-                    409,
-                    "REQUEST_ID_REUSED",
-                    f"request_id: {request_id!r} was already used for a different "
-                    "request on this table",
-                    field="request_id",
-                )
+                raise _reused(request_id)
             return _reply(True, True, seq, self.store.entry_at(host.id, seq), host.summary())
         if host.damaged:
             raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
@@ -449,10 +460,14 @@ class Referee:
         return _sha256(host.rules.dump_state(state))
 
     def _append(self, row: EventRow) -> None:
+        self._save(lambda: self.store.append(row), row.table_id, f"event {row.seq}")
+
+    @staticmethod
+    def _save(write: Any, table_id: str, what: str) -> None:
         try:
-            self.store.append(row)
+            write()
         except sqlite3.Error as exc:  # disk full, file gone ...: say so; nothing was applied
-            log.error("table %s: could not save event %d: %s", row.table_id, row.seq, exc)
+            log.error("table %s: could not save %s: %s", table_id, what, exc)
             raise ApiError(
                 503,
                 "NOT_SAVED",
@@ -470,6 +485,15 @@ class Referee:
     # --- reads -----------------------------------------------------------------------------
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
         return self.store.entries(host.id, after, limit)
+
+
+def _reused(request_id: str) -> ApiError:
+    return ApiError(
+        409,
+        "REQUEST_ID_REUSED",
+        f"request_id: {request_id!r} was already used for a different request on this table",
+        field="request_id",
+    )
 
 
 def seed_players(dice: dict[str, Any]) -> list[str | None]:

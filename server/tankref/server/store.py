@@ -49,6 +49,15 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_request
     ON events (table_id, request_id) WHERE request_id IS NOT NULL;
+-- Requests that changed nothing (a model that only drifted): no event, but the request id
+-- is spent, so the same id sent again answers "nothing applied" even after the table moved.
+CREATE TABLE IF NOT EXISTS quiet_requests (
+    table_id       TEXT NOT NULL REFERENCES tables(id),
+    request_id     TEXT NOT NULL,
+    request_sha256 TEXT NOT NULL,
+    seq            INTEGER NOT NULL,  -- the log's last seq when it was answered
+    PRIMARY KEY (table_id, request_id)
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
@@ -186,6 +195,22 @@ class EventStore:
                     row.created_at,
                 ),
             )
+
+    def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None:
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) "
+                "VALUES (?, ?, ?, ?)",
+                (table_id, request_id, sha256, seq),
+            )
+
+    def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
+        """Request id -> (seq when answered, request hash), for requests that changed nothing."""
+        rows = self.db.execute(
+            "SELECT request_id, seq, request_sha256 FROM quiet_requests WHERE table_id = ?",
+            (table_id,),
+        ).fetchall()
+        return {str(r[0]): (int(r[1]), str(r[2])) for r in rows}
 
     def events(self, table_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
         sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq > ? ORDER BY seq"
