@@ -259,7 +259,7 @@ def _cmd_tts_save(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from tankref.server.export import export_document, export_text
+    from tankref.server.export import Standing, export_document, export_text
     from tankref.server.referee import rebuild
     from tankref.server.settings import default_db_path
     from tankref.server.store import EventStore, StoreError
@@ -279,7 +279,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             print(f"tankref export: no table {args.table_id!r} in {db}", file=sys.stderr)
             return 1
         events = store.events(row.id)
-        text = export_text(export_document(row, events, rebuild(row, events)))
+        text = export_text(export_document(row, events, Standing.of(rebuild(row, events))))
     finally:
         store.close()
     if args.output:

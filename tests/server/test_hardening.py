@@ -6,12 +6,19 @@ Each test drives the real referee: uvicorn in a thread (``live_referee``) or the
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from pathlib import Path
 
 import httpx
 from websockets.sync.client import connect
 
 from serverkit import duel, live_referee, serve_command
+from tankref.core.ruleset import TankPut
+from tankref.server.referee import Referee
+from tankref.server.schemas import CreateTable
+from tankref.server.store import EventStore
 
 
 def test_a_referee_bound_beyond_loopback_still_checks_host_and_origin(tmp_path: Path) -> None:
@@ -108,3 +115,61 @@ def test_a_request_that_applied_nothing_never_applies_later(tmp_path: Path) -> N
         after_restart = table.ok(table.put_tank("R1", **drift, request_id="drift-1"))
         assert after_restart["applied"] is False and after_restart["replayed"] is True
         assert table.snapshot() == before
+
+
+def _big_table(db: Path, events: int) -> str:
+    """A table whose log holds ``events`` placements, written through the real referee in
+    this process (no HTTP: thousands of requests would take the suite's time)."""
+
+    async def build() -> str:
+        store = EventStore(db)
+        store.db.execute("PRAGMA synchronous=OFF")  # a test fixture, not a game: no fsyncs
+        ref = Referee(store)
+        created = ref.create_table(CreateTable.model_validate({"dice": {"seed": "big-table-0"}}))
+        host = ref.host(created.table_id)
+        for i in range(events):
+            put = TankPut(card="tiger-i", player="Red", x=float(i % 40 - 20), z=-20, facing=0)
+            await ref.submit(
+                host,
+                request_id=f"place-{i}",
+                request={"place": i},
+                build=lambda state, put=put: host.rules.tank_put(state, "R1", put),
+            )
+        assert host.seq == events
+        store.close()
+        return created.table_id
+
+    return asyncio.run(build())
+
+
+def test_exporting_a_big_table_does_not_hold_up_other_clients(tmp_path: Path) -> None:
+    """The export of a 7,000-event table used to be built on the event loop: every other
+    client waited as long as the export took (about 1.3 s). Now /health answers while
+    exports are built, in a small part of the time one takes."""
+    db = tmp_path / "big.sqlite3"
+    table_id = _big_table(db, 7000)
+    with live_referee(db) as live, httpx.Client(base_url=live.url, timeout=60) as http:
+        took: list[float] = []
+        done = threading.Event()
+
+        def export_three_times() -> None:
+            with httpx.Client(base_url=live.url, timeout=60) as exporter:
+                for _ in range(3):
+                    start = time.monotonic()
+                    reply = exporter.get(f"/tables/{table_id}/export")
+                    took.append(time.monotonic() - start)
+                    assert reply.status_code == 200
+                    assert len(reply.json()["events"]) == 7000
+            done.set()
+
+        worker = threading.Thread(target=export_three_times)
+        worker.start()
+        waits = []
+        while not done.is_set():
+            start = time.monotonic()
+            assert http.get("/health").status_code == 200
+            waits.append(time.monotonic() - start)
+            time.sleep(0.01)
+        worker.join()
+    assert len(took) == 3 and len(waits) >= 10
+    assert max(waits) < 0.5 * min(took), (max(waits), took)

@@ -69,6 +69,9 @@ _EVENT_COLUMNS = (
     "table_id, seq, request_id, request_sha256, action, dice, entry, result_sha256, "
     "state_sha256, version, created_at"
 )
+_TABLE_COLUMNS = (
+    "id, ruleset, created_at, token_sha256, setup, dice, commitment, seed_chosen, version"
+)
 
 
 class StoreError(RuntimeError):
@@ -154,22 +157,9 @@ class EventStore:
             )
 
     def tables(self) -> Iterator[TableRow]:
-        cursor = self.db.execute(
-            "SELECT id, ruleset, created_at, token_sha256, setup, dice, commitment, "
-            "seed_chosen, version FROM tables ORDER BY created_at, id"
-        )
+        cursor = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables ORDER BY created_at, id")
         for r in cursor.fetchall():
-            yield TableRow(
-                id=r[0],
-                ruleset=r[1],
-                created_at=r[2],
-                token_sha256=r[3],
-                setup=json.loads(r[4]),
-                dice=json.loads(r[5]),
-                commitment=r[6],
-                seed_chosen=bool(r[7]),
-                version=r[8],
-            )
+            yield _table(r)
 
     def table(self, table_id: str) -> TableRow | None:
         return next((row for row in self.tables() if row.id == table_id), None)
@@ -247,6 +237,38 @@ class _Transaction:
 
     def __exit__(self, kind: object, value: object, tb: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def read_log(path: Path, table_id: str, upto: int) -> tuple[TableRow | None, list[EventRow]]:
+    """A table's row and its events up to ``upto``, read on a connection of its own (read-only,
+    one snapshot): for work done off the event loop while the referee goes on writing."""
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        db.execute("BEGIN")
+        r = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,))
+        found = r.fetchone()
+        events = db.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq <= ? ORDER BY seq",
+            (table_id, upto),
+        ).fetchall()
+        db.execute("COMMIT")
+    finally:
+        db.close()
+    return (None if found is None else _table(found)), [_event(e) for e in events]
+
+
+def _table(r: tuple[Any, ...]) -> TableRow:
+    return TableRow(
+        id=r[0],
+        ruleset=r[1],
+        created_at=r[2],
+        token_sha256=r[3],
+        setup=json.loads(r[4]),
+        dice=json.loads(r[5]),
+        commitment=r[6],
+        seed_chosen=bool(r[7]),
+        version=r[8],
+    )
 
 
 def _event(r: tuple[Any, ...]) -> EventRow:
