@@ -7,14 +7,17 @@ Each test drives the real referee: uvicorn in a thread (``live_referee``) or the
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from pathlib import Path
 
 import httpx
+import pytest
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from serverkit import duel, live_referee, serve_command
+from serverkit import duel, live_referee, new_table, serve_command
 from tankref.core.ruleset import TankPut
 from tankref.server.referee import Referee
 from tankref.server.schemas import CreateTable
@@ -173,3 +176,116 @@ def test_exporting_a_big_table_does_not_hold_up_other_clients(tmp_path: Path) ->
         worker.join()
     assert len(took) == 3 and len(waits) >= 10
     assert max(waits) < 0.5 * min(took), (max(waits), took)
+
+
+# --- bad text: refused before anything is stored --------------------------------------------
+
+
+def _post_raw(url: str, path: str, body: str, token: str | None = None) -> httpx.Response:
+    """A body as raw JSON text, so escapes such as a lone surrogate reach the server as sent."""
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    return httpx.post(f"{url}{path}", content=body.encode(), headers=headers)
+
+
+def test_a_lone_surrogate_is_refused_before_a_table_is_stored(tmp_path: Path) -> None:
+    """``POST /tables`` with a lone surrogate in a player seed used to save the table and
+    answer 500; the table then answered 500 on every read and export, after a restart too.
+    Now: 422 naming the field, and no table."""
+    db = tmp_path / "r.sqlite3"
+    with live_referee(db) as live:
+        reply = _post_raw(live.url, "/tables", '{"dice": {"player_seeds": {"Red": "\\ud800"}}}')
+        assert reply.status_code == 422, reply.text
+        assert reply.json()["field"] == "dice.player_seeds.Red"
+        assert "surrogate" in reply.json()["message"]
+        as_key = _post_raw(live.url, "/tables", '{"dice": {"player_seeds": {"\\udfff": "x"}}}')
+        assert as_key.status_code == 422 and as_key.json()["field"] == "dice.player_seeds"
+        assert "key" in as_key.json()["message"]
+        assert httpx.get(f"{live.url}/tables").json() == []
+    with live_referee(db) as live:
+        assert httpx.get(f"{live.url}/tables").json() == []
+        assert httpx.get(f"{live.url}/health").json()["tables"] == 0
+
+
+def test_a_lone_surrogate_die_colour_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    """Table dice whose colour (a key) is a lone surrogate used to answer 500."""
+    with live_referee(tmp_path / "r.sqlite3") as live:
+        table = duel(live.url)
+        before = table.snapshot()
+        engage = '{"kind": "engage", "tank_id": "R1", "target_id": "B1"}'
+        body = (
+            f'{{"request_id": "s1", "action": {engage}, "dice": {{"faces": {{"\\ud83d": [6]}}}}}}'
+        )
+        reply = _post_raw(live.url, table.path("/actions"), body, table.token)
+        assert reply.status_code == 422, reply.text
+        assert reply.json()["field"] == "dice.faces"
+        assert table.snapshot() == before
+        # The request id was not spent: the same id with real dice is a new request.
+        assert table.act({"kind": "wait", "tank_id": "R1"}, request_id="s1").status_code < 500
+
+
+def test_control_bidi_and_zero_width_characters_are_refused_in_names_and_ids(
+    tmp_path: Path,
+) -> None:
+    """``Red`` and ``Red`` + a zero-width space must not both be players; a bidi override
+    makes a name read backwards in the log and in chat; a control character breaks a line.
+    Each is refused (422 naming the field) in the body, the query and the path."""
+    with live_referee(tmp_path / "r.sqlite3") as live:
+        for name, problem in (
+            ("Red\\u200b", "zero-width"),
+            ("Re\\u202ed", "bidi"),
+            ("Red\\u2066", "bidi"),
+            ("Red\\n", "control"),
+            ("Red\\u0007", "control"),
+            ("\\ufeffRed", "zero-width"),
+        ):
+            players = f'[{{"id": "Red", "edge": "south"}}, {{"id": "{name}", "edge": "north"}}]'
+            reply = _post_raw(live.url, "/tables", f'{{"setup": {{"players": {players}}}}}')
+            assert reply.status_code == 422, (name, reply.text)
+            assert reply.json()["field"] == "setup.players.1.id", reply.text
+            assert problem in reply.json()["message"]
+        assert httpx.get(f"{live.url}/tables").json() == []
+        table = duel(live.url)
+        before = table.snapshot()
+        seed = table.http.post(
+            table.path("/seeds"), json={"request_id": "z", "player": "Blue\u200d", "seed": "x"}
+        )
+        assert seed.status_code == 422 and seed.json()["field"] == "player"
+        query = table.http.get(table.path("/log"), params={"after": "1\u202e"})
+        assert query.status_code == 422 and query.json()["field"] == "query.after"
+        path = table.http.get(f"/tables/{table.id}%00/log")
+        assert path.status_code == 422 and path.json()["field"] == "path"
+        assert table.snapshot() == before
+
+
+def test_the_same_name_typed_two_ways_is_one_id(tmp_path: Path) -> None:
+    """Text is put in Unicode normal form C before it is used: ``Zoë`` typed with a combining
+    diaeresis names the same player as ``Zoë`` typed with one character."""
+    with live_referee(tmp_path / "r.sqlite3") as live:
+        composed, decomposed = "Zo\u00eb", "Zoe\u0308"
+        players = [{"id": composed, "edge": "south"}, {"id": decomposed, "edge": "north"}]
+        same = httpx.post(f"{live.url}/tables", json={"setup": {"players": players}})
+        assert same.status_code == 422 and "different ids" in same.text
+        players[1]["id"] = "Blue"
+        table = new_table(live.url, setup={"players": players})
+        placed = table.ok(
+            table.put_tank("R1", card="tiger-i", player=decomposed, x=0, z=-20, facing=0)
+        )
+        assert placed["entry"]["tanks"][0]["player"] == composed
+
+
+def test_a_stream_asked_for_an_impossible_position_is_refused_cleanly(tmp_path: Path) -> None:
+    """``/stream?after=99999999999999999999999`` used to end in an unhandled OverflowError
+    (a traceback in the console); now the handshake is refused and the referee carries on."""
+    with live_referee(tmp_path / "r.sqlite3") as live:
+        table = duel(live.url)
+        ws = live.url.replace("http://", "ws://")
+        for after in ("99999999999999999999999", "-1", "1%00"):
+            url = f"{ws}{table.path('/stream')}?after={after}"
+            with pytest.raises(InvalidStatus) as refused, connect(url, open_timeout=10):
+                pass
+            assert refused.value.response.status_code == 403
+        with connect(f"{ws}{table.path('/stream')}?after=3", open_timeout=10) as stream:
+            assert json.loads(stream.recv(timeout=10))["seq"] == 4
+        assert httpx.get(f"{live.url}/health").status_code == 200

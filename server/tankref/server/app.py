@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_body_bytes=settings.max_body_bytes,
         allowed_hosts=settings.allowed_hosts,
         any_address=not settings.loopback,
+        body_timeout=settings.body_timeout_seconds,
     )
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app

@@ -28,6 +28,7 @@ class Settings:
     # --allow-host.
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
     max_body_bytes: int = 64 * 1024
+    body_timeout_seconds: float = 10.0  # a write's whole body must arrive within this
     long_poll_max_seconds: float = 25.0
     log_page_max: int = 500
 
