@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -17,7 +21,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from serverkit import duel, live_referee, new_table, serve_command
+from serverkit import duel, free_port, live_referee, new_table, serve_command
 from tankref.core.ruleset import TankPut
 from tankref.server.referee import Referee
 from tankref.server.schemas import CreateTable
@@ -289,3 +293,132 @@ def test_a_stream_asked_for_an_impossible_position_is_refused_cleanly(tmp_path: 
         with connect(f"{ws}{table.path('/stream')}?after=3", open_timeout=10) as stream:
             assert json.loads(stream.recv(timeout=10))["seq"] == 4
         assert httpx.get(f"{live.url}/health").status_code == 200
+
+
+# --- a bad row or a bad file ---------------------------------------------------------------
+
+
+def _two_tables(db: Path) -> tuple[str, str]:
+    with live_referee(db) as live:
+        good = duel(live.url)
+        bad = duel(live.url)
+        return good.id, bad.id
+
+
+def _rows(db: Path) -> list[tuple[object, ...]]:
+    raw = sqlite3.connect(db)
+    try:
+        tables = raw.execute("SELECT * FROM tables ORDER BY id").fetchall()
+        events = raw.execute("SELECT * FROM events ORDER BY table_id, seq").fetchall()
+        return [*tables, *events]
+    finally:
+        raw.close()
+
+
+def _corrupt(db: Path, sql: str, *args: object) -> None:
+    raw = sqlite3.connect(db)
+    raw.execute(sql, args)
+    raw.commit()
+    raw.close()
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        ("UPDATE tables SET ruleset = 'chess' WHERE id = ?", "chess"),
+        ("UPDATE tables SET setup = '{\"players\": [' WHERE id = ?", "JSON"),
+        ("UPDATE tables SET dice = '{\"source\": 7}' WHERE id = ?", "source"),
+    ],
+    ids=["unknown-ruleset", "cut-json", "bad-dice"],
+)
+def test_a_table_that_does_not_load_is_set_aside_and_the_others_serve(
+    tmp_path: Path, damage: str, why: str
+) -> None:
+    """A row whose ruleset is unknown used to make ``tankref serve`` exit 3 with a traceback,
+    every table unreachable. Now that table is quarantined: listed with the reason in
+    /health, every request to it answered 409 with the reason, its rows left untouched; the
+    other table plays on."""
+    db = tmp_path / "r.sqlite3"
+    good, bad = _two_tables(db)
+    _corrupt(db, damage, bad)
+    rows = _rows(db)
+    with serve_command(db) as r:
+        health = httpx.get(f"{r.url}/health").json()
+        assert health["tables"] == 1
+        [aside] = health["quarantined"]
+        assert aside["table_id"] == bad and why in aside["reason"]
+        for reply in (
+            httpx.get(f"{r.url}/tables/{bad}"),
+            httpx.get(f"{r.url}/tables/{bad}/log"),
+            httpx.post(f"{r.url}/tables/{bad}/actions", json={"request_id": "x", "action": {}}),
+        ):
+            assert reply.status_code == 409, reply.text
+            assert reply.json()["code"] == "TABLE_QUARANTINED" and why in reply.json()["message"]
+        assert [t["table_id"] for t in httpx.get(f"{r.url}/tables").json()] == [good]
+        table = httpx.get(f"{r.url}/tables/{good}").json()
+        assert table["seq"] == 4 and table["damaged"] is None
+    assert _rows(db) == rows  # set aside, not repaired or dropped
+    assert "Traceback" not in r.stderr and "set aside" in r.stderr
+
+
+def test_a_file_that_is_not_a_tankref_database_refuses_to_start_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Another program's SQLite file is neither served nor filled with our tables."""
+    other = tmp_path / "photos.sqlite3"
+    _corrupt(other, "CREATE TABLE albums (name TEXT)")
+    done = subprocess.run(
+        [sys.executable, "-m", "tankref", "serve", "--db", str(other), "--port", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "not a tankref database" in done.stderr
+    raw = sqlite3.connect(other)
+    assert raw.execute("SELECT name FROM sqlite_master").fetchall() == [("albums",)]
+    raw.close()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_bit_flips_never_give_a_traceback(tmp_path: Path, seed: int) -> None:
+    """Bits flipped at random in the database file used to end in tracebacks. Now the referee
+    either refuses to start in one clear line, or starts, sets aside what does not load,
+    and answers every table without a 5xx other than 503 (the file cannot be read)."""
+    db = tmp_path / "r.sqlite3"
+    ids = _two_tables(db)
+    data = bytearray(db.read_bytes())  # the referee has stopped: no -wal left to lose
+    rng = random.Random(seed)
+    for _ in range(12):
+        at = rng.randrange(len(data))
+        data[at] ^= 1 << rng.randrange(8)
+    db.write_bytes(bytes(data))
+    port = str(free_port())
+    proc = subprocess.run(  # the start-up check alone: does it refuse, and how?
+        [sys.executable, "-c", _STARTS, str(db), port],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if proc.returncode != 0:
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "cannot open the database" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        return
+    with serve_command(db) as r:
+        for table_id in ids:
+            for path in ("", "/log", "/scene", "/export"):
+                reply = httpx.get(f"{r.url}/tables/{table_id}{path}")
+                assert reply.status_code < 500 or reply.status_code == 503, reply.text
+        assert httpx.get(f"{r.url}/health").status_code == 200
+    assert "Traceback" not in r.stderr, r.stderr
+
+
+# What ``tankref serve`` checks before it listens, run alone: exit 0 if it would start.
+_STARTS = """
+import sys
+from pathlib import Path
+import tankref.server.serve as serve
+serve.RefereeServer.run = lambda self: None  # stop where it would start listening
+sys.exit(serve.serve("127.0.0.1", int(sys.argv[2]), Path(sys.argv[1]), log_level="error"))
+"""

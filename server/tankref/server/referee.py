@@ -179,6 +179,9 @@ class Referee:
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self.tables: dict[str, TableHost] = {}
+        # Tables whose row or log cannot be read (an unknown ruleset, a damaged file): id ->
+        # why. Left as they are in the database; every request to one is told why.
+        self.quarantined: dict[str, str] = {}
         self._versions: dict[str, str] = {}
         self.load()
 
@@ -196,9 +199,18 @@ class Referee:
 
     # --- start-up: every table rebuilt from its log ----------------------------------------
     def load(self) -> None:
-        for row in self.store.tables():
-            host = rebuild(row, self.store.events(row.id))
-            host.quiet = self.store.quiet_requests(row.id)
+        for table_id in self.store.table_ids():
+            try:
+                row = self.store.table(table_id)
+                assert row is not None  # listed a moment ago, and rows are never deleted
+                events = self.store.events(table_id)
+                _check_entries(events)
+                host = rebuild(row, events)
+                host.quiet = self.store.quiet_requests(table_id)
+            except Exception as exc:  # one table that cannot be read must not stop the rest
+                self.quarantined[table_id] = f"{type(exc).__name__}: {exc}"
+                log.error("table %s set aside, it does not load: %s", table_id, exc)
+                continue
             self.tables[host.id] = host
         if self.tables:
             log.info("rebuilt %d table(s) from the event log", len(self.tables))
@@ -285,6 +297,14 @@ class Referee:
 
     def host(self, table_id: str) -> TableHost:
         host = self.tables.get(table_id)
+        if host is None and table_id in self.quarantined:
+            raise ApiError(
+                409,
+                "TABLE_QUARANTINED",
+                f"table_id: table {table_id!r} could not be loaded and is set aside, read-only "
+                f"({self.quarantined[table_id]}); the other tables play on",
+                field="table_id",
+            )
         if host is None:
             raise ApiError(
                 404, "UNKNOWN_TABLE", f"table_id: no table {table_id!r}", field="table_id"
@@ -485,6 +505,20 @@ class Referee:
     # --- reads -----------------------------------------------------------------------------
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
         return self.store.entries(host.id, after, limit)
+
+
+def _check_entries(events: list[EventRow]) -> None:
+    """Each logged entry (served as it is stored) is JSON and carries the result its event
+    decided: a damaged entry sets the table aside rather than being served."""
+    for event in events:
+        try:
+            entry = json.loads(event.entry)
+        except ValueError as exc:
+            raise ValueError(f"event {event.seq}: its logged entry is not JSON ({exc})") from None
+        if not isinstance(entry, dict) or result_digest(entry.get("result")) != (
+            event.result_sha256
+        ):
+            raise ValueError(f"event {event.seq}: its logged entry does not match its result")
 
 
 def _reused(request_id: str) -> ApiError:

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from tankref.server.app import create_app
 from tankref.server.settings import Settings
-from tankref.server.store import EventStore, StoreError
+from tankref.server.store import EventStore, StoreError, one_line
 
 
 class RefereeServer(uvicorn.Server):
@@ -102,10 +102,14 @@ def serve(
             port=port,
             allowed_hosts=(*settings.allowed_hosts, *allowed_hosts),
         )
-    try:
-        EventStore(db_path).close()  # fail here, in plain words, not inside uvicorn
+    try:  # fail here, in one plain line, not with a traceback from inside uvicorn
+        store = EventStore(db_path)
+        try:
+            store.check_readable()
+        finally:
+            store.close()
     except (StoreError, OSError) as exc:
-        print(f"tankref: cannot open the database: {exc}", file=sys.stderr)
+        print(f"tankref: cannot open the database: {one_line(exc, 400)}", file=sys.stderr)
         return 2
     try:
         free = port_free(host, port)

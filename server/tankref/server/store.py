@@ -74,6 +74,12 @@ _TABLE_COLUMNS = (
 )
 
 
+def one_line(exc: BaseException, limit: int = 200) -> str:
+    """An error as one short line (SQLite may quote a whole damaged schema)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class StoreError(RuntimeError):
     """The database cannot be used (wrong file, newer schema, disk trouble)."""
 
@@ -116,12 +122,34 @@ class EventStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")  # committed means on disk
             self.db.execute("PRAGMA foreign_keys=ON")
+            self._check_is_ours()
             self.db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
+            self._check_version()
+        except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError) as exc:
+            # A damaged file (text that is not UTF-8, a schema that does not parse ...)
             raise StoreError(
-                f"{path}: cannot use this file as the referee's database: {exc}"
+                f"{path}: cannot use this file as the referee's database: {one_line(exc)}"
             ) from exc
-        self._check_version()
+
+    def check_readable(self) -> None:
+        """The list of tables reads (a table that then does not load is set aside)."""
+        try:
+            self.table_ids()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{self.path}: cannot read the tables: {one_line(exc)}") from exc
+
+    def _check_is_ours(self) -> None:
+        """Some other program's SQLite file is refused, not filled with our tables."""
+        names = {
+            str(r[0])
+            for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if names and "meta" not in names:
+            self.db.close()
+            raise StoreError(
+                f"{self.path}: not a tankref database (an SQLite file with other tables: "
+                f"{', '.join(sorted(names)[:5])})"
+            )
 
     def _check_version(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -161,8 +189,17 @@ class EventStore:
         for r in cursor.fetchall():
             yield _table(r)
 
+    def table_ids(self) -> list[str]:
+        """Every table's id, oldest first: read apart from the rows, so that one row that
+        cannot be read does not hide the others."""
+        rows = self.db.execute("SELECT id FROM tables ORDER BY created_at, id").fetchall()
+        return [str(r[0]) for r in rows]
+
     def table(self, table_id: str) -> TableRow | None:
-        return next((row for row in self.tables() if row.id == table_id), None)
+        found = self.db.execute(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)
+        ).fetchone()
+        return None if found is None else _table(found)
 
     # --- events ----------------------------------------------------------------------------
     def append(self, row: EventRow) -> None:
