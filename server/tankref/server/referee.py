@@ -515,9 +515,8 @@ def _check_entries(events: list[EventRow]) -> None:
             entry = json.loads(event.entry)
         except ValueError as exc:
             raise ValueError(f"event {event.seq}: its logged entry is not JSON ({exc})") from None
-        if not isinstance(entry, dict) or result_digest(entry.get("result")) != (
-            event.result_sha256
-        ):
+        result = entry.get("result") if isinstance(entry, dict) else None
+        if not isinstance(result, dict) or result_digest(result) != event.result_sha256:
             raise ValueError(f"event {event.seq}: its logged entry does not match its result")
 
 
