@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -422,3 +423,50 @@ import tankref.server.serve as serve
 serve.RefereeServer.run = lambda self: None  # stop where it would start listening
 sys.exit(serve.serve("127.0.0.1", int(sys.argv[2]), Path(sys.argv[1]), log_level="error"))
 """
+
+
+# --- backup ----------------------------------------------------------------------------------
+
+
+def test_backup_copies_a_live_database_with_its_newest_actions(tmp_path: Path) -> None:
+    """``tankref backup FILE`` while the referee runs: the copy holds every acknowledged
+    action, as the README says a plain copy of the file without its ``-wal`` does not; the
+    copy serves the same table; an existing FILE is never overwritten."""
+    db = tmp_path / "live.sqlite3"
+    copy = tmp_path / "copy.sqlite3"
+    with serve_command(db) as r:
+        table = duel(r.url)
+        table.ok(table.put_tank("R1", card="tiger-i", player="Red", x=0, z=-17, facing=0))
+        state = table.read()
+        plain = tmp_path / "plain.sqlite3"
+        shutil.copyfile(db, plain)  # what the README warns about: the -wal left behind
+        done = subprocess.run(
+            [sys.executable, "-m", "tankref", "backup", str(copy), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "backed up 1 table(s), 5 event(s)" in done.stdout and str(copy) in done.stdout
+        assert "pages (100%)" in done.stderr
+        again = subprocess.run(
+            [sys.executable, "-m", "tankref", "backup", str(copy), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert again.returncode == 1 and "already exists" in again.stderr
+    assert _event_count(plain) < 5  # the newest actions were only in the -wal file
+    assert not Path(f"{copy}-wal").exists()
+    with serve_command(copy) as restored:
+        assert httpx.get(f"{restored.url}/tables/{table.id}").json() == state
+
+
+def _event_count(db: Path) -> int:
+    raw = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return int(raw.execute("SELECT count(*) FROM events").fetchone()[0])
+    except sqlite3.DatabaseError:
+        return 0  # not even the table list made it into the main file
+    finally:
+        raw.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -274,6 +274,52 @@ class _Transaction:
 
     def __exit__(self, kind: object, value: object, tb: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+@dataclass(frozen=True)
+class BackupDone:
+    path: Path
+    tables: int
+    events: int
+    size: int  # bytes
+
+
+def backup(
+    source: Path, target: Path, progress: Callable[[int, int], None] | None = None
+) -> BackupDone:
+    """A consistent copy of a live referee's database, through SQLite's online backup API:
+    the newest actions, still in the ``-wal`` file beside it, are in the copy, and the
+    referee may go on writing meanwhile. ``progress(copied, total)`` in pages.
+
+    Raises StoreError: no such file, not a tankref database, or the target exists."""
+    if not source.is_file():
+        raise StoreError(f"{source}: no referee database there")
+    if target.exists():
+        raise StoreError(f"{target}: already exists; pick a new name (nothing overwritten)")
+    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"meta", "tables", "events"} <= names:
+            raise StoreError(f"{source}: not a tankref database")
+        dst = sqlite3.connect(target)
+        try:
+
+            def step(_status: int, remaining: int, total: int) -> None:
+                if progress is not None:
+                    progress(total - remaining, total)
+
+            src.backup(dst, pages=256, progress=step)
+            dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            tables = dst.execute("SELECT count(*) FROM tables").fetchone()[0]
+            events = dst.execute("SELECT count(*) FROM events").fetchone()[0]
+        finally:
+            dst.close()
+    except sqlite3.DatabaseError as exc:
+        target.unlink(missing_ok=True)
+        raise StoreError(f"{source}: cannot back it up: {one_line(exc)}") from exc
+    finally:
+        src.close()
+    return BackupDone(target, int(tables), int(events), target.stat().st_size)
 
 
 def read_log(path: Path, table_id: str, upto: int) -> tuple[TableRow | None, list[EventRow]]:
