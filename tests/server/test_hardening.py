@@ -7,9 +7,11 @@ Each test drives the real referee: uvicorn in a thread (``live_referee``) or the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +26,7 @@ from websockets.sync.client import connect
 
 from serverkit import duel, free_port, live_referee, new_table, serve_command
 from tankref.core.ruleset import TankPut
+from tankref.server.limits import ConnectionLimits
 from tankref.server.referee import Referee
 from tankref.server.schemas import CreateTable
 from tankref.server.store import EventStore
@@ -470,3 +473,116 @@ def _event_count(db: Path) -> int:
         return 0  # not even the table list made it into the main file
     finally:
         raw.close()
+
+
+# --- connections: idle, slow, huge (loopback only, bounded counts and times) ---------------
+
+LIMITS = ConnectionLimits(head_seconds=1.5, keep_alive_seconds=1, max_connections=200)
+GRACE = 2.5  # seconds beyond a limit for the server to act on it, on a loaded machine
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    """The server closed this socket (EOF or reset), after any reply it sent."""
+    sock.settimeout(0.05)
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return True
+    except (TimeoutError, BlockingIOError):
+        return False
+    except OSError:
+        return True
+
+
+def _connect(url: str) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def test_idle_slow_and_stalled_clients_are_let_go_while_health_answers(tmp_path: Path) -> None:
+    """Idle sockets, slowloris clients (a header byte now and then) and stalled bodies used to
+    be kept for ever. Each is closed once its limit runs out, and /health answers within 1 s
+    all the while."""
+    with live_referee(tmp_path / "r.sqlite3", limits=LIMITS, body_timeout_seconds=1.5) as live:
+        idle = [_connect(live.url) for _ in range(60)]
+        kept_alive = []
+        for _ in range(10):  # one request answered, then nothing
+            sock = _connect(live.url)
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            kept_alive.append(sock)
+        slow = []
+        for _ in range(20):
+            sock = _connect(live.url)
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            slow.append(sock)
+        stalled = []
+        for _ in range(20):
+            sock = _connect(live.url)
+            sock.sendall(
+                b"POST /tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b'Content-Length: 100\r\n\r\n{"dice": '
+            )
+            stalled.append(sock)
+        start = time.monotonic()
+        waits = []
+        with httpx.Client(base_url=live.url, timeout=5) as http:
+            while time.monotonic() - start < LIMITS.head_seconds + GRACE:
+                for sock in slow:  # a byte every 0.2 s: never a whole header
+                    with contextlib.suppress(OSError):
+                        sock.sendall(b"x")
+                asked = time.monotonic()
+                assert http.get("/health").status_code == 200
+                waits.append(time.monotonic() - asked)
+                time.sleep(0.2)
+        assert max(waits) < 1.0, waits
+        assert all(_closed_by_server(s) for s in idle), "idle sockets kept"
+        assert all(_closed_by_server(s) for s in kept_alive), "idle keep-alive kept"
+        assert all(_closed_by_server(s) for s in slow), "slowloris kept"
+        for sock in stalled:
+            sock.settimeout(1)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 408"), "stalled body kept"
+            assert _closed_by_server(sock)
+        assert httpx.get(f"{live.url}/tables").json() == []  # no stalled body made a table
+        for sock in (*idle, *kept_alive, *slow, *stalled):
+            sock.close()
+
+
+def test_a_huge_request_head_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A 32 MB header used to be read whole (and 20 unfinished 8 MB ones cost 168 MB). A head
+    over 16 KiB now gets 400 and the connection is closed; one under it is served."""
+    with live_referee(tmp_path / "r.sqlite3") as live:
+        ok = httpx.get(f"{live.url}/health", headers={"X-Big": "a" * 15_000})
+        assert ok.status_code == 200
+        sock = _connect(live.url)
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Huge: ")
+        sent = 0
+        with contextlib.suppress(OSError):  # the server hangs up while we are still sending
+            while sent < 32 * 1024 * 1024:
+                sock.sendall(b"a" * 65536)
+                sent += 65536
+        assert sent < 8 * 1024 * 1024, sent  # cut off long before the 32 MB were sent
+        sock.settimeout(5)
+        with contextlib.suppress(ConnectionResetError):
+            assert sock.recv(65536).startswith(b"HTTP/1.1 400")
+        sock.close()
+        assert httpx.get(f"{live.url}/health").status_code == 200
+
+
+def test_past_the_connection_cap_the_referee_answers_503_and_recovers(tmp_path: Path) -> None:
+    """More sockets than the cap: a request is answered 503 at once (not left hanging, and
+    the process keeps its file descriptors); once the idle ones are let go, 200 again."""
+    limits = ConnectionLimits(head_seconds=1.5, keep_alive_seconds=1, max_connections=30)
+    with live_referee(tmp_path / "r.sqlite3", limits=limits) as live:
+        idle = [_connect(live.url) for _ in range(40)]
+        asked = time.monotonic()
+        assert httpx.get(f"{live.url}/health", timeout=5).status_code == 503
+        assert time.monotonic() - asked < 1.0
+        time.sleep(limits.head_seconds + 0.5)
+        deadline = time.monotonic() + GRACE
+        while httpx.get(f"{live.url}/health", timeout=5).status_code != 200:
+            assert time.monotonic() < deadline, "still refused once the idle sockets are gone"
+            time.sleep(0.1)
+        assert all(_closed_by_server(s) for s in idle)
+        for sock in idle:
+            sock.close()

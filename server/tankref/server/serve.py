@@ -12,6 +12,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from tankref.server.app import create_app
+from tankref.server.limits import protocol_class
 from tankref.server.settings import Settings
 from tankref.server.store import EventStore, StoreError, one_line
 
@@ -56,13 +57,19 @@ def redact_queries_in_logs() -> None:
 
 def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
     """How the referee is served, here and in the tests and benches."""
+    settings: Settings = app.state.settings
+    limits = settings.limits
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
+        http=protocol_class(limits),
         ws="websockets-sansio",
         timeout_graceful_shutdown=2,  # held long-polls must not delay a stop
+        timeout_keep_alive=limits.keep_alive_seconds,
+        limit_concurrency=limits.max_connections,
+        h11_max_incomplete_event_size=limits.head_bytes,
         server_header=False,
         proxy_headers=False,
     )

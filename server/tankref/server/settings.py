@@ -7,6 +7,8 @@ from pathlib import Path
 
 import platformdirs
 
+from tankref.server.limits import ConnectionLimits
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -29,6 +31,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
     max_body_bytes: int = 64 * 1024
     body_timeout_seconds: float = 10.0  # a write's whole body must arrive within this
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     long_poll_max_seconds: float = 25.0
     log_page_max: int = 500
 
