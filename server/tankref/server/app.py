@@ -132,11 +132,14 @@ _REFUSALS = {
     401: "No write token: send 'Authorization: Bearer <token>'.",
     403: "Not this table's token, or a write from another site's web page (Origin).",
     404: "No such table (or tank).",
-    409: "The rules refuse it as the game stands, table dice are needed (DICE_NEEDED), or "
-    "the request_id was used for a different request.",
+    408: "The body did not arrive in time (BODY_TIMEOUT).",
+    409: "The rules refuse it as the game stands, table dice are needed (DICE_NEEDED), "
+    "the request_id was used for a different request, or the table could not be loaded "
+    "and is set aside (TABLE_QUARANTINED, with the reason).",
     413: "The body is larger than the referee accepts.",
     415: "The body is not application/json.",
-    422: "A bad value; `field` names it.",
+    422: "A bad value, or text holding a lone surrogate, a control, bidi or zero-width "
+    "character; `field` names it.",
 }
 
 
@@ -150,9 +153,9 @@ def _document_refusals(schema: dict[str, Any], components: dict[str, Any]) -> No
             write = method in ("post", "put", "patch", "delete")
             codes = {400}  # the Host header check answers every request
             if write:
-                codes |= {403, 409, 413, 415, 422}
+                codes |= {403, 408, 409, 413, 415, 422}
             if "{table_id}" in path:
-                codes |= {404, 422} | ({401} if write else set())
+                codes |= {404, 409, 422} | ({401} if write else set())
             # Refusals a route declares itself (e.g. the odds of a shot the rules refuse: 409).
             codes |= {int(c) for c in operation["responses"] if c.startswith("4")}
             for code in sorted(codes):
