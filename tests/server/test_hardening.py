@@ -586,3 +586,28 @@ def test_past_the_connection_cap_the_referee_answers_503_and_recovers(tmp_path: 
         assert all(_closed_by_server(s) for s in idle)
         for sock in idle:
             sock.close()
+
+
+def test_a_body_sent_a_byte_at_a_time_has_the_same_time_as_a_stalled_one(
+    tmp_path: Path,
+) -> None:
+    """The body's time limit is for the whole body, not for each piece: a client sending a
+    byte every half second is answered 408 once the limit runs out, and nothing is stored."""
+    with live_referee(tmp_path / "r.sqlite3", body_timeout_seconds=1.5) as live:
+        sock = _connect(live.url)
+        sock.sendall(
+            b"POST /tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 60\r\n\r\n{"
+        )
+        start = time.monotonic()
+        reply = b""
+        sock.settimeout(0.5)
+        while not reply and time.monotonic() - start < 1.5 + GRACE:
+            with contextlib.suppress(OSError):
+                sock.sendall(b" ")
+            with contextlib.suppress(TimeoutError):
+                reply = sock.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 408"), reply
+        assert b"BODY_TIMEOUT" in reply
+        sock.close()
+        assert httpx.get(f"{live.url}/tables").json() == []

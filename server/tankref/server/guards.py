@@ -136,9 +136,11 @@ class RequestGuards:
         then handed to the app: a bad string is refused before anything is stored."""
         chunks: list[bytes] = []
         seen = 0
+        deadline = asyncio.get_running_loop().time() + self.body_timeout  # the whole body's
         while True:
             try:
-                message = await asyncio.wait_for(receive(), self.body_timeout)
+                left = deadline - asyncio.get_running_loop().time()
+                message = await asyncio.wait_for(receive(), max(left, 0))
             except TimeoutError:
                 await _refuse(
                     send,
