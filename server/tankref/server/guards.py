@@ -165,12 +165,13 @@ class RequestGuards:
         except (ValueError, RecursionError):
             data = _NOT_JSON  # the app says what is wrong with it (400 BAD_JSON)
         if data is not _NOT_JSON:
-            checked, bad = check_json(data)
-            if bad is not None:
+            checked = check_json(data)
+            if checked.bad is not None:
+                bad = checked.bad
                 await _refuse(send, 422, "INVALID", bad.message, field=bad.field)
                 return
-            if checked != json.loads(body):  # a string was put in normal form C
-                body = json.dumps(checked).encode()
+            if checked.changed:  # a string was put in normal form C
+                body = json.dumps(checked.data).encode()
         sent = False
 
         async def replay() -> Message:

@@ -11,13 +11,17 @@ normal form C, so the same name typed two ways is one id.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-# Bidi embeddings, overrides and isolates, and the marks that steer them.
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
-_ZERO_WIDTH = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u180e"}
+# Every refused character, in one class (control characters are Unicode's Cc: C0, DEL, C1).
+_BIDI = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+_ZERO_WIDTH = "\u200b-\u200d\u2060\ufeff\u180e"
+_REFUSED = re.compile(f"[\ud800-\udfff\x00-\x1f\x7f-\x9f{_BIDI}{_ZERO_WIDTH}]")
+_BIDI_SET = re.compile(f"[{_BIDI}]")
+_ZERO_WIDTH_SET = re.compile(f"[{_ZERO_WIDTH}]")
 
 
 @dataclass(frozen=True)
@@ -37,26 +41,35 @@ class BadText:
 
 def text_problem(text: str) -> str | None:
     """What makes ``text`` unacceptable, or None."""
-    for char in text:
-        code = ord(char)
-        if 0xD800 <= code <= 0xDFFF:
-            return f"a lone surrogate (U+{code:04X})"
-        if char in _BIDI:
-            return f"a bidi control character (U+{code:04X})"
-        if char in _ZERO_WIDTH:
-            return f"a zero-width character (U+{code:04X})"
-        if unicodedata.category(char) == "Cc":
-            return f"a control character (U+{code:04X})"
-    return None
+    found = _REFUSED.search(text)
+    if found is None:
+        return None
+    char = found[0]
+    code = f"U+{ord(char):04X}"
+    if 0xD800 <= ord(char) <= 0xDFFF:
+        return f"a lone surrogate ({code})"
+    if _BIDI_SET.match(char):
+        return f"a bidi control character ({code})"
+    if _ZERO_WIDTH_SET.match(char):
+        return f"a zero-width character ({code})"
+    return f"a control character ({code})"
 
 
-def check_json(data: Any) -> tuple[Any, BadText | None]:
+@dataclass(frozen=True)
+class Checked:
+    data: Any  # every string in normal form C
+    bad: BadText | None  # the first unacceptable string, if any
+    changed: bool  # some string was not in normal form C
+
+
+def check_json(data: Any) -> Checked:
     """``data`` (decoded JSON, changed in place) with every string in normal form C, or the
-    first bad string. Compare with a copy taken before to learn whether anything changed.
+    first bad string.
 
     Iterative, not recursive: a body nested thousands deep is refused by the JSON decoder or
     walked here without exhausting the stack."""
     root: list[Any] = [data]
+    changed = False
     stack: list[tuple[Any, Any, str]] = [(root, 0, "")]
     while stack:
         parent, key, where = stack.pop()
@@ -64,21 +77,28 @@ def check_json(data: Any) -> tuple[Any, BadText | None]:
         if isinstance(value, str):
             problem = text_problem(value)
             if problem is not None:
-                return data, BadText(where or "body", problem)
-            parent[key] = unicodedata.normalize("NFC", value)
+                return Checked(data, BadText(where or "body", problem), changed)
+            if not unicodedata.is_normalized("NFC", value):
+                parent[key] = unicodedata.normalize("NFC", value)
+                changed = True
         elif isinstance(value, dict):
             renamed: dict[str, Any] = {}
             for name, item in value.items():
                 problem = text_problem(name)
                 if problem is not None:
-                    return data, BadText(where or "body", problem, in_key=True)
-                renamed[unicodedata.normalize("NFC", name)] = item
+                    return Checked(data, BadText(where or "body", problem, in_key=True), changed)
+                if not unicodedata.is_normalized("NFC", name):
+                    name = unicodedata.normalize("NFC", name)
+                    changed = True
+                renamed[name] = item
             if len(renamed) != len(value):
-                return data, BadText(where or "body", "the same key written two ways")
+                return Checked(
+                    data, BadText(where or "body", "the same key written two ways"), changed
+                )
             parent[key] = renamed
             for name in renamed:
                 stack.append((renamed, name, f"{where}.{name}" if where else name))
         elif isinstance(value, list):
             for index in range(len(value)):
                 stack.append((value, index, f"{where}.{index}" if where else str(index)))
-    return root[0], None
+    return Checked(root[0], None, changed)
