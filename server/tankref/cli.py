@@ -262,7 +262,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from tankref.server.export import Standing, export_document, export_text
     from tankref.server.referee import rebuild
     from tankref.server.settings import default_db_path
-    from tankref.server.store import EventStore, StoreError
+    from tankref.server.store import EventStore, StoreError, one_line
 
     db = Path(args.db).expanduser() if args.db else default_db_path()
     if not db.is_file():
@@ -280,6 +280,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
             return 1
         events = store.events(row.id)
         text = export_text(export_document(row, events, Standing.of(rebuild(row, events))))
+    except Exception as err:  # a table the referee sets aside does not export either
+        reason = one_line(err, 300)
+        print(f"tankref export: table {args.table_id!r} does not load: {reason}", file=sys.stderr)
+        return 1
     finally:
         store.close()
     if args.output:

@@ -363,6 +363,14 @@ def test_a_table_that_does_not_load_is_set_aside_and_the_others_serve(
         assert table["seq"] == 4 and table["damaged"] is None
     assert _rows(db) == rows  # set aside, not repaired or dropped
     assert "Traceback" not in r.stderr and "set aside" in r.stderr
+    export = subprocess.run(
+        [sys.executable, "-m", "tankref", "export", bad, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert export.returncode == 1 and export.stderr.count("\n") == 1, export.stderr
+    assert "does not load" in export.stderr and "Traceback" not in export.stderr
 
 
 def test_a_file_that_is_not_a_tankref_database_refuses_to_start_in_one_line(

@@ -39,7 +39,7 @@ from tankref.server.schemas import (
     TableListItem,
     TableRead,
 )
-from tankref.server.store import EventRow, EventStore, TableRow
+from tankref.server.store import EventRow, EventStore, TableRow, one_line
 
 log = logging.getLogger("tankref.server")
 
@@ -208,7 +208,7 @@ class Referee:
                 host = rebuild(row, events)
                 host.quiet = self.store.quiet_requests(table_id)
             except Exception as exc:  # one table that cannot be read must not stop the rest
-                self.quarantined[table_id] = f"{type(exc).__name__}: {exc}"
+                self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
                 log.error("table %s set aside, it does not load: %s", table_id, exc)
                 continue
             self.tables[host.id] = host
