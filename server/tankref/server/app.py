@@ -38,8 +38,9 @@ by the rules, logs them, and streams what happened.
 
 - Writes need the table's token: `Authorization: Bearer <token>` (from table creation).
 - Every refusal is JSON: `code`, `message` (naming the field or the clause), `field`,
-  `clause`, `details`. 404 unknown table/tank, 409 the rules refuse it (or table dice are
-  still needed), 413 too large, 415 not JSON, 422 a bad value, 401/403 token.
+  `clause`, `details`. 404 unknown table/tank, 408 the body came too slowly, 409 the rules
+  refuse it (or table dice are still needed, or the table is set aside), 413 too large,
+  415 not JSON, 422 a bad value (or text with a character no text may hold), 401/403 token.
 - The same `request_id` posted again returns the first result and never rolls again.
 """
 
