@@ -4,6 +4,8 @@ small client that speaks its HTTP API the way TTS does."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -55,6 +57,61 @@ def live_referee(
     finally:
         server.should_exit = True
         thread.join(20)
+
+
+@dataclass
+class RefereeCommand:
+    """``tankref serve`` as its own process (what a user runs): its URL and what it printed."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+    stderr_path: Path
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    @property
+    def stdout(self) -> str:  # uvicorn's access log goes here
+        return self.stderr_path.with_suffix(".stdout").read_text(errors="replace")
+
+
+@contextmanager
+def serve_command(
+    db_path: Path, *args: str, host: str = "127.0.0.1", timeout: float = 20
+) -> Iterator[RefereeCommand]:
+    """``python -m tankref serve --host HOST --port P --db DB ARGS...``, up once /health
+    answers (asked by IP address, with a Host header it accepts); stopped afterwards."""
+    port = free_port()
+    stderr_path = db_path.with_name(f"{db_path.name}.{port}.stderr")
+    with stderr_path.open("wb") as err, stderr_path.with_suffix(".stdout").open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tankref", "serve", "--host", host, "--port", str(port),
+             "--db", str(db_path), "--log-level", "info", *args],
+            stdout=out,
+            stderr=err,
+        )  # fmt: skip
+    url = f"http://{host}:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the referee did not start:\n{stderr_path.read_text()}")
+            time.sleep(0.05)
+        yield RefereeCommand(url=url, proc=proc, stderr_path=stderr_path)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout)
 
 
 class Table:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -338,3 +339,29 @@ def test_the_log_shows_who_gave_each_order(browser: Any, tmp_path: Path) -> None
         watch.check_stayed_home(live.url)
         page.close()
         table.close()
+
+
+def test_a_table_set_aside_is_named_on_the_page_with_its_reason(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A table the referee could not load (here: a ruleset it does not know) is listed on the
+    page with the reason, beside the tables that play on; the page still only reads."""
+    db = tmp_path / "referee.sqlite3"
+    with live_referee(db) as live:
+        good = duel(live.url)
+        bad = duel(live.url)
+    raw = sqlite3.connect(db)
+    raw.execute("UPDATE tables SET ruleset = 'chess' WHERE id = ?", (bad.id,))
+    raw.commit()
+    raw.close()
+    with live_referee(db) as live:
+        page = browser.new_page()
+        watch = Watch(page)
+        page.goto(f"{live.url}/")
+        page.wait_for_selector(f'#tables tr[data-table="{good.id}"]')
+        aside = page.wait_for_selector(f'#quarantine-list li[data-table="{bad.id}"]')
+        assert "chess" in aside.text_content()
+        assert page.is_visible("#quarantine")
+        assert page.query_selector(f'#tables tr[data-table="{bad.id}"]') is None
+        watch.check_stayed_home(live.url)
+        page.close()

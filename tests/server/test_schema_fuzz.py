@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import typing
 from collections import Counter
 from collections.abc import Iterator
@@ -28,8 +29,10 @@ from typing import Any
 
 import httpx
 import pytest
+import requests
 import schemathesis
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 from schemathesis.core import NOT_SET
 from schemathesis.core.parameters import ParameterLocation
@@ -80,6 +83,94 @@ NOT_RULES = {
 _APP_DOCUMENT = create_app(Settings(db_path=Path("unused-by-openapi.sqlite3"))).openapi()
 schema = schemathesis.openapi.from_dict(_APP_DOCUMENT)
 
+# --- hostile text ------------------------------------------------------------------------
+# Besides what the document allows, a share of bodies and queries get one string (a value or
+# a key) laced with a character no text may hold (issue 15): a lone surrogate, a control
+# character, a bidi override or isolate, a zero-width character. Each must be refused with a
+# 422 naming the field, and change nothing. (Queries get no surrogates: the HTTP client
+# cannot encode one into a URL.)
+HOSTILE_SHARE = 0.25
+# A lone surrogate cannot pass through schemathesis (its validator takes UTF-8 only), so a
+# body carries a stand-in from a private-use plane, one per surrogate, and the session below
+# writes each as the JSON escape itself: the referee decodes a real lone surrogate.
+STAND_IN = 0xF0000
+SURROGATES = st.integers(0xD800, 0xDFFF).map(lambda code: chr(STAND_IN + code - 0xD800))
+_STAND_INS = re.compile(f"[{chr(STAND_IN)}-{chr(STAND_IN + 0x7FF)}]")
+CONTROLS = st.sampled_from([*map(chr, range(0x00, 0x20)), "\x7f", *map(chr, range(0x80, 0xA0))])
+BIDI = st.sampled_from([*map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))])
+ZERO_WIDTH = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])
+
+
+def _laced(bad: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Some text with one bad character somewhere in it."""
+    return st.tuples(st.text(max_size=12), bad, st.text(max_size=12)).map("".join)
+
+
+def _strings(data: Any, where: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], bool]]:
+    """Every string in ``data``: its path, and whether it is a key (else a value)."""
+    if isinstance(data, str):
+        yield where, False
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield (*where, key), True
+            yield from _strings(value, (*where, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _strings(value, (*where, index))
+
+
+def _lace(data: Any, where: tuple[Any, ...], as_key: bool, text: str) -> Any:
+    """A copy of ``data`` with the string at ``where`` (a key, or a value) replaced."""
+    if not where:
+        return text
+    head, rest = where[0], where[1:]
+    if isinstance(data, dict):
+        if as_key and not rest:
+            return {(text if k == head else k): v for k, v in data.items()}
+        return {k: (_lace(v, rest, as_key, text) if k == head else v) for k, v in data.items()}
+    copy = list(data)
+    copy[head] = _lace(copy[head], rest, as_key, text)
+    return copy
+
+
+def _hostile(data: Any, bad: st.SearchStrategy[str]) -> st.SearchStrategy[Any]:
+    places = list(_strings(data))
+    if not places:
+        return st.just(data)
+    laced = st.tuples(st.sampled_from(places), _laced(bad)).map(
+        lambda pick: _lace(data, pick[0][0], pick[0][1], pick[1])
+    )
+    return st.floats(0, 1).flatmap(lambda roll: laced if roll < HOSTILE_SHARE else st.just(data))
+
+
+class SurrogateEscapes(requests.Session):
+    """Sends a JSON body as text, each surrogate stand-in written as its ``\\uXXXX`` escape."""
+
+    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
+        body = kwargs.pop("json", None)
+        if body is not None:
+            text = json.dumps(body, ensure_ascii=False)
+            text = _STAND_INS.sub(lambda m: f"\\u{ord(m[0]) - STAND_IN + 0xD800:04x}", text)
+            kwargs["data"] = text.encode()
+            headers = dict(kwargs.get("headers") or {})
+            if not any(name.lower() == "content-type" for name in headers):
+                headers["Content-Type"] = "application/json"
+            kwargs["headers"] = headers
+        return super().request(method, url, *args, **kwargs)
+
+
+SESSION = SurrogateEscapes()
+
+
+@schema.hook
+def flatmap_body(context: Any, body: Any) -> st.SearchStrategy[Any]:
+    return _hostile(body, st.one_of(SURROGATES, CONTROLS, BIDI, ZERO_WIDTH))
+
+
+@schema.hook
+def flatmap_query(context: Any, query: Any) -> st.SearchStrategy[Any]:
+    return _hostile(query, st.one_of(CONTROLS, BIDI, ZERO_WIDTH))
+
 
 @dataclass
 class World:
@@ -107,6 +198,7 @@ class Ledger:
     applied: Counter[str] = field(default_factory=Counter)  # accepted writes, by what they did
     refused_unchanged: int = 0  # aimed refused writes after which the table was the same
     dice_rounds: int = 0  # follow-ups with the faces a DICE_NEEDED asked for
+    bad_text: int = 0  # requests refused for a character no text may hold
     seq: dict[str, int] = field(default_factory=dict)  # table id -> entries the ledger counts
 
 
@@ -414,7 +506,7 @@ def test_fuzzed_requests_never_fail_the_server(case: schemathesis.Case, world: W
         LEDGER.aimed[label] += 1
 
     for _ in range(8):  # the first call, then each round of table dice it asks for
-        response = case.call(base_url=world.url, timeout=30)
+        response = case.call(base_url=world.url, session=SESSION, timeout=30)
         LEDGER.statuses[(label, response.status_code)] += 1
         reply = _json(response)
         after, grew = None, False
@@ -426,6 +518,8 @@ def test_fuzzed_requests_never_fail_the_server(case: schemathesis.Case, world: W
                 LEDGER.seq[table.id] += 1
                 LEDGER.applied[reply["entry"]["kind"]] += 1
         _check(case, response, negative)
+        if response.status_code == 422 and "is not allowed in" in str(reply.get("message")):
+            LEDGER.bad_text += 1
         if table is None:
             return
         if response.status_code >= 400:
@@ -475,6 +569,7 @@ def test_after_fuzzing_the_referee_is_whole(referee: LiveReferee, world: World) 
     rules_refusals = set(LEDGER.codes) - NOT_RULES
     assert len(rules_refusals) >= 6, LEDGER.codes  # NOT_YOUR_PHASE, MOVE_TOO_FAR, SETUP_OVER...
     assert LEDGER.codes["INVALID"] > 0 and LEDGER.codes["TOKEN_MISSING"] > 0
+    assert LEDGER.bad_text >= 20, LEDGER.bad_text  # the hostile text reached the referee
 
     # A second referee on the same database replays every table to the same state.
     with live_referee(referee.db_path) as again, httpx.Client(base_url=again.url) as http:
@@ -496,6 +591,7 @@ def _summary() -> str:
     lines.append(f"accepted writes by kind: {dict(LEDGER.applied.most_common())}")
     lines.append(f"refusal codes on real tables: {dict(LEDGER.codes.most_common())}")
     lines.append(
+        f"refused for bad text: {LEDGER.bad_text}; "
         f"refused writes that left the table unchanged: {LEDGER.refused_unchanged}; "
         f"table-dice rounds: {LEDGER.dice_rounds}"
     )

@@ -38,8 +38,9 @@ by the rules, logs them, and streams what happened.
 
 - Writes need the table's token: `Authorization: Bearer <token>` (from table creation).
 - Every refusal is JSON: `code`, `message` (naming the field or the clause), `field`,
-  `clause`, `details`. 404 unknown table/tank, 409 the rules refuse it (or table dice are
-  still needed), 413 too large, 415 not JSON, 422 a bad value, 401/403 token.
+  `clause`, `details`. 404 unknown table/tank, 408 the body came too slowly, 409 the rules
+  refuse it (or table dice are still needed, or the table is set aside), 413 too large,
+  415 not JSON, 422 a bad value (or text with a character no text may hold), 401/403 token.
 - The same `request_id` posted again returns the first result and never rolls again.
 """
 
@@ -72,7 +73,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         RequestGuards,
         max_body_bytes=settings.max_body_bytes,
-        allowed_hosts=settings.allowed_hosts if settings.loopback else None,
+        allowed_hosts=settings.allowed_hosts,
+        any_address=not settings.loopback,
+        body_timeout=settings.body_timeout_seconds,
     )
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
@@ -130,11 +133,14 @@ _REFUSALS = {
     401: "No write token: send 'Authorization: Bearer <token>'.",
     403: "Not this table's token, or a write from another site's web page (Origin).",
     404: "No such table (or tank).",
-    409: "The rules refuse it as the game stands, table dice are needed (DICE_NEEDED), or "
-    "the request_id was used for a different request.",
+    408: "The body did not arrive in time (BODY_TIMEOUT).",
+    409: "The rules refuse it as the game stands, table dice are needed (DICE_NEEDED), "
+    "the request_id was used for a different request, or the table could not be loaded "
+    "and is set aside (TABLE_QUARANTINED, with the reason).",
     413: "The body is larger than the referee accepts.",
     415: "The body is not application/json.",
-    422: "A bad value; `field` names it.",
+    422: "A bad value, or text holding a lone surrogate, a control, bidi or zero-width "
+    "character; `field` names it.",
 }
 
 
@@ -148,9 +154,9 @@ def _document_refusals(schema: dict[str, Any], components: dict[str, Any]) -> No
             write = method in ("post", "put", "patch", "delete")
             codes = {400}  # the Host header check answers every request
             if write:
-                codes |= {403, 409, 413, 415, 422}
+                codes |= {403, 408, 409, 413, 415, 422}
             if "{table_id}" in path:
-                codes |= {404, 422} | ({401} if write else set())
+                codes |= {404, 409, 422} | ({401} if write else set())
             # Refusals a route declares itself (e.g. the odds of a shot the rules refuse: 409).
             codes |= {int(c) for c in operation["responses"] if c.startswith("4")}
             for code in sorted(codes):

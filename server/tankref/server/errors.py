@@ -8,6 +8,7 @@ client as a bare 500: an unexpected failure is logged and answered with a plain 
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -156,6 +157,14 @@ def install(app: FastAPI) -> None:
             # route whose path matched (GET /tables but not POST /tables): ask them all.
             headers["Allow"] = ", ".join(_allowed_methods(request))
         return ApiError(exc.status_code, code, str(exc.detail), headers=headers).response()
+
+    @app.exception_handler(sqlite3.DatabaseError)
+    async def _database(request: Request, exc: Exception) -> JSONResponse:
+        # A damaged page of the file: this request fails, the referee and other tables go on.
+        log.error("database error on %s %s: %s", request.method, request.url.path, exc)
+        return ApiError(
+            503, "DATABASE_UNREADABLE", f"the referee could not read its database ({exc})"
+        ).response()
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -9,6 +9,8 @@ and the undo / void markers. Keys are sorted, so the same log always gives the s
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tankref.core.dice import DiceState
@@ -21,17 +23,48 @@ from tankref.core.verify import (
     PlayerSeed,
 )
 from tankref.server.referee import TableHost, seed_players
-from tankref.server.store import EventRow, TableRow
+from tankref.server.store import EventRow, TableRow, read_log
 
 
-def export_document(row: TableRow, events: list[EventRow], host: TableHost) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Standing:
+    """What an export takes from the live table, copied at one moment on the event loop (the
+    log itself is read, and the document built, in a worker thread)."""
+
+    cancelled: dict[int, int]  # seq -> the undo or void that took it back
+    seed: str | None
+    status: str
+    damaged: str | None
+    last_seq: int
+
+    @classmethod
+    def of(cls, host: TableHost) -> Standing:
+        return cls(
+            cancelled=dict(host.timeline.cancelled),
+            seed=host.revealed_seed(),
+            status=host.summary().status,
+            damaged=host.damaged,
+            last_seq=host.seq,
+        )
+
+
+def export_from_file(db_path: Path, table_id: str, standing: Standing) -> str | None:
+    """The export's text, read from the database on a connection of its own: a big table's
+    export (thousands of events) is built off the event loop. None: no such table."""
+    row, events = read_log(db_path, table_id, standing.last_seq)
+    if row is None:
+        return None
+    return export_text(export_document(row, events, standing))
+
+
+def export_document(row: TableRow, events: list[EventRow], host: Standing) -> dict[str, Any]:
     """The export of the table ``host`` (rebuilt from ``row`` and ``events``)."""
     dice = DiceState.model_validate(row.dice)
     entries = [json.loads(e.entry) for e in events]
     kinds = {e.seq: str(entry.get("kind")) for e, entry in zip(events, entries, strict=True)}
     out = []
     for event, entry in zip(events, entries, strict=True):
-        by = host.timeline.cancelled.get(event.seq)
+        by = host.cancelled.get(event.seq)
         out.append(
             ExportEvent(
                 seq=event.seq,
@@ -63,10 +96,10 @@ def export_document(row: TableRow, events: list[EventRow], host: TableHost) -> d
         player_seeds=[
             PlayerSeed(player=p, seed=s) for p, s in zip(owners, dice.player_seeds, strict=True)
         ],
-        seed=host.revealed_seed(),
-        status=host.summary().status,
+        seed=host.seed,
+        status=host.status,
         damaged=host.damaged,
-        last_seq=host.seq,
+        last_seq=host.last_seq,
     )
     doc = ExportDocument(format=FORMAT, format_version=FORMAT_VERSION, table=table, events=out)
     data: dict[str, Any] = doc.model_dump(mode="json")

@@ -1,8 +1,13 @@
 """Checks every request passes before any route sees it (plain ASGI, so they also cover 404s).
 
-- The Host header must name this referee (400): a web page cannot reach a loopback referee
-  by pointing a domain of its own at 127.0.0.1 (DNS rebinding).
+- The Host header must name this referee (400), on every binding: a web page cannot reach
+  the referee by pointing a domain of its own at its address (DNS rebinding). Bound beyond
+  loopback, an IP address passes too (a page cannot rebind an address); other names need
+  ``--allow-host``.
 - Bodies over the size limit are refused (413) without being read to the end.
+- Text in the path, the query and a write's body is checked (422 naming the field,
+  ``tankref.server.text``): lone surrogates, control, bidi and zero-width characters refused.
+- A write's body must arrive within a time limit (408): a stalled client is let go.
 - Writes must be JSON (415): an HTML form on another site cannot post ``text/plain`` at us.
 - Writes from a browser page of another origin are refused (403): the Origin must be the
   referee's own host.
@@ -10,12 +15,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
-from starlette.exceptions import HTTPException
+from tankref.server.text import BadText, check_json, text_problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -26,9 +33,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 _WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+async def _refuse(
+    send: Send, status: int, code: str, message: str, *, field: str | None = None
+) -> None:
     body = json.dumps(
-        {"code": code, "message": message, "field": None, "clause": None, "details": {}}
+        {"code": code, "message": message, "field": field, "clause": None, "details": {}}
     ).encode()
     await send(
         {
@@ -44,28 +53,32 @@ async def _refuse(send: Send, status: int, code: str, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class _TooLarge(HTTPException):
-    """Raised while the body streams in; an HTTPException so FastAPI passes it through."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, f"the body is larger than the referee accepts ({limit} bytes)")
-
-
 class RequestGuards:
     def __init__(
-        self, app: ASGIApp, max_body_bytes: int, allowed_hosts: tuple[str, ...] | None
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        allowed_hosts: tuple[str, ...],
+        *,
+        any_address: bool = False,
+        body_timeout: float = 10.0,
     ) -> None:
         self.app = app
         self.max_body = max_body_bytes
-        # None: any host (the referee was bound to the network on purpose).
-        self.hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+        self.hosts = {h.lower() for h in allowed_hosts}
+        self.any_address = any_address  # bound beyond loopback: IP addresses pass too
+        self.body_timeout = body_timeout  # seconds for a write's whole body to arrive
+
+    def _known_host(self, host: str) -> bool:
+        name = _host_name(host)
+        return name in self.hosts or (self.any_address and _is_address(name))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if self.hosts is not None and _host_name(headers.get("host", "")) not in self.hosts:
+        if not self._known_host(headers.get("host", "")):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4400})
                 return
@@ -76,6 +89,13 @@ class RequestGuards:
                 f"host: this referee answers to {', '.join(sorted(self.hosts))}; start it with "
                 "--allow-host NAME to add another name",
             )
+            return
+        bad = _bad_address_text(scope)
+        if bad is not None:
+            if scope["type"] == "websocket":  # refused at the handshake (HTTP 403)
+                await send({"type": "websocket.close", "code": 4422, "reason": bad.message})
+                return
+            await _refuse(send, 422, "INVALID", bad.message, field=bad.field)
             return
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
@@ -94,12 +114,7 @@ class RequestGuards:
                 return
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            await _refuse(
-                send,
-                413,
-                "BODY_TOO_LARGE",
-                f"the body is larger than the referee accepts ({self.max_body} bytes)",
-            )
+            await self._too_large(send)
             return
         has_body = (length is not None and length != "0") or "transfer-encoding" in headers
         if method in _WRITES and has_body:
@@ -112,35 +127,86 @@ class RequestGuards:
                     f"content-type: send application/json (got {kind or 'nothing'})",
                 )
                 return
+            await self._checked_write(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
+    async def _checked_write(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The whole body read first (within the size and time limits), its text checked,
+        then handed to the app: a bad string is refused before anything is stored."""
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def counted_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise _TooLarge(self.max_body)
-            return message
-
-        async def tracked_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except _TooLarge:
-            if not started:
+        deadline = asyncio.get_running_loop().time() + self.body_timeout  # the whole body's
+        while True:
+            try:
+                left = deadline - asyncio.get_running_loop().time()
+                message = await asyncio.wait_for(receive(), max(left, 0))
+            except TimeoutError:
                 await _refuse(
                     send,
-                    413,
-                    "BODY_TOO_LARGE",
-                    f"the body is larger than the referee accepts ({self.max_body} bytes)",
+                    408,
+                    "BODY_TIMEOUT",
+                    f"the body did not arrive within {self.body_timeout:g} s",
                 )
+                return
+            if message["type"] != "http.request":
+                return  # the client went away before sending it all
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_body:
+                await self._too_large(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            data = _NOT_JSON  # the app says what is wrong with it (400 BAD_JSON)
+        if data is not _NOT_JSON:
+            checked = check_json(data)
+            if checked.bad is not None:
+                bad = checked.bad
+                await _refuse(send, 422, "INVALID", bad.message, field=bad.field)
+                return
+            if checked.changed:  # a string was put in normal form C
+                body = json.dumps(checked.data).encode()
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, send: Send) -> None:
+        await _refuse(
+            send,
+            413,
+            "BODY_TOO_LARGE",
+            f"the body is larger than the referee accepts ({self.max_body} bytes)",
+        )
+
+
+_NOT_JSON = object()
+
+
+def _bad_address_text(scope: Scope) -> BadText | None:
+    """The first unacceptable text in the path or the query string, if any."""
+    problem = text_problem(scope["path"])
+    if problem is not None:
+        return BadText("path", problem)
+    query = scope.get("query_string", b"").decode("latin-1")
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        for text, where in ((name, "query"), (value, name)):
+            problem = text_problem(text)
+            if problem is not None:
+                return BadText(where if where == "query" else f"query.{where}", problem)
+    return None
 
 
 def _host_name(host: str) -> str:
@@ -149,6 +215,14 @@ def _host_name(host: str) -> str:
     if host.startswith("["):
         return host.split("]")[0] + "]"
     return host.rsplit(":", 1)[0] if ":" in host else host
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def _same_origin(origin: str, host: str) -> bool:

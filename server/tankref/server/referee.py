@@ -40,7 +40,7 @@ from tankref.server.schemas import (
     TableListItem,
     TableRead,
 )
-from tankref.server.store import EventRow, EventStore, TableRow
+from tankref.server.store import EventRow, EventStore, TableRow, one_line
 
 log = logging.getLogger("tankref.server")
 
@@ -94,6 +94,8 @@ class TableHost:
     damaged: str | None = None  # why the log could not be replayed; the table is read-only
     # request id -> (seq, request hash): a repeated request is answered from the log
     requests: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # request id -> (seq, request hash) of a request that changed nothing: answered the same
+    quiet: dict[str, tuple[int, str]] = field(default_factory=dict)
     closing: bool = False  # the server is stopping: held long-polls answer now
     shots: dict[int, LineOfFire] = field(default_factory=dict)  # seq -> line, for the scene
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -179,6 +181,9 @@ class Referee:
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self.tables: dict[str, TableHost] = {}
+        # Tables whose row or log cannot be read (an unknown ruleset, a damaged file): id ->
+        # why. Left as they are in the database; every request to one is told why.
+        self.quarantined: dict[str, str] = {}
         self._versions: dict[str, str] = {}
         self.load()
 
@@ -196,8 +201,18 @@ class Referee:
 
     # --- start-up: every table rebuilt from its log ----------------------------------------
     def load(self) -> None:
-        for row in self.store.tables():
-            host = rebuild(row, self.store.events(row.id))
+        for table_id in self.store.table_ids():
+            try:
+                row = self.store.table(table_id)
+                assert row is not None  # listed a moment ago, and rows are never deleted
+                events = self.store.events(table_id)
+                _check_entries(events)
+                host = rebuild(row, events)
+                host.quiet = self.store.quiet_requests(table_id)
+            except Exception as exc:  # one table that cannot be read must not stop the rest
+                self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
+                log.error("table %s set aside, it does not load: %s", table_id, exc)
+                continue
             self.tables[host.id] = host
         if self.tables:
             log.info("rebuilt %d table(s) from the event log", len(self.tables))
@@ -292,6 +307,14 @@ class Referee:
 
     def host(self, table_id: str) -> TableHost:
         host = self.tables.get(table_id)
+        if host is None and table_id in self.quarantined:
+            raise ApiError(
+                409,
+                "TABLE_QUARANTINED",
+                f"table_id: table {table_id!r} could not be loaded and is set aside, read-only "
+                f"({self.quarantined[table_id]}); the other tables play on",
+                field="table_id",
+            )
         if host is None:
             raise ApiError(
                 404, "UNKNOWN_TABLE", f"table_id: no table {table_id!r}", field="table_id"
@@ -361,6 +384,15 @@ class Referee:
                 _refuse_unwanted_card(host)
             action = build(host.state)
             if action is None:
+                if request_id is not None:  # spent: the same id must never apply later
+                    self._save(
+                        lambda: self.store.add_quiet_request(
+                            host.id, request_id, request_sha, host.seq
+                        ),
+                        host.id,
+                        "request",
+                    )
+                    host.quiet[request_id] = (host.seq, request_sha)
                 return _reply(False, False, host.seq, None, host.summary())
             try:
                 step = host.timeline.act(action, dice)
@@ -387,16 +419,15 @@ class Referee:
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
         damaged table. None: a new request."""
+        if request_id is not None and request_id in host.quiet:
+            seq, first_sha = host.quiet[request_id]
+            if first_sha != request_sha:
+                raise _reused(request_id)
+            return _reply(False, True, seq, None, host.summary())
         if request_id is not None and request_id in host.requests:
             seq, first_sha = host.requests[request_id]
             if first_sha != request_sha:
-                raise ApiError(
-                    409,
-                    "REQUEST_ID_REUSED",
-                    f"request_id: {request_id!r} was already used for a different "
-                    "request on this table",
-                    field="request_id",
-                )
+                raise _reused(request_id)
             return _reply(True, True, seq, self.store.entry_at(host.id, seq), host.summary())
         if host.damaged:
             raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
@@ -464,10 +495,14 @@ class Referee:
         return _sha256(host.rules.dump_state(state))
 
     def _append(self, row: EventRow) -> None:
+        self._save(lambda: self.store.append(row), row.table_id, f"event {row.seq}")
+
+    @staticmethod
+    def _save(write: Any, table_id: str, what: str) -> None:
         try:
-            self.store.append(row)
+            write()
         except sqlite3.Error as exc:  # disk full, file gone ...: say so; nothing was applied
-            log.error("table %s: could not save event %d: %s", row.table_id, row.seq, exc)
+            log.error("table %s: could not save %s: %s", table_id, what, exc)
             raise ApiError(
                 503,
                 "NOT_SAVED",
@@ -500,6 +535,28 @@ def _refuse_unwanted_card(host: TableHost) -> None:
         "DAMAGE_CARD_NOT_WANTED",
         f"dice.damage_card: {why}; send the action without a card",
         field="dice.damage_card",
+    )
+
+
+def _check_entries(events: list[EventRow]) -> None:
+    """Each logged entry (served as it is stored) is JSON and carries the result its event
+    decided: a damaged entry sets the table aside rather than being served."""
+    for event in events:
+        try:
+            entry = json.loads(event.entry)
+        except ValueError as exc:
+            raise ValueError(f"event {event.seq}: its logged entry is not JSON ({exc})") from None
+        result = entry.get("result") if isinstance(entry, dict) else None
+        if not isinstance(result, dict) or result_digest(result) != event.result_sha256:
+            raise ValueError(f"event {event.seq}: its logged entry does not match its result")
+
+
+def _reused(request_id: str) -> ApiError:
+    return ApiError(
+        409,
+        "REQUEST_ID_REUSED",
+        f"request_id: {request_id!r} was already used for a different request on this table",
+        field="request_id",
     )
 
 

@@ -215,12 +215,22 @@ class LogPage(BaseModel):
     )
 
 
+class QuarantinedTable(BaseModel):
+    table_id: str
+    reason: str = Field(description="Why the table does not load; it is left as it is.")
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     version: str
     rulesets: list[str]
     tables: int
     database: str
+    quarantined: list[QuarantinedTable] = Field(
+        default_factory=list,
+        description="Tables that could not be loaded at start-up (set aside, read-only); "
+        "every other table is served.",
+    )
 
 
 class ErrorReply(BaseModel):

@@ -12,8 +12,9 @@ import uvicorn
 from fastapi import FastAPI
 
 from tankref.server.app import create_app
-from tankref.server.settings import LOOPBACK_NAMES, Settings
-from tankref.server.store import EventStore, StoreError
+from tankref.server.limits import protocol_class
+from tankref.server.settings import Settings
+from tankref.server.store import EventStore, StoreError, one_line
 
 
 class RefereeServer(uvicorn.Server):
@@ -31,18 +32,49 @@ class RefereeServer(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+class QueryRedaction(logging.Filter):
+    """Logs name the path of a request, never its query: a client that sends a token as
+    ``?token=`` is refused, and its token must not end up in the log either."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_without_query(a) for a in record.args)
+        return True
+
+
+def _without_query(arg: object) -> object:
+    if isinstance(arg, str) and arg.startswith("/") and "?" in arg:
+        return arg.split("?", 1)[0] + "?[query not logged]"
+    return arg
+
+
+def redact_queries_in_logs() -> None:
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, QueryRedaction) for f in logger.filters):
+            logger.addFilter(QueryRedaction())
+
+
 def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
     """How the referee is served, here and in the tests and benches."""
-    return uvicorn.Config(
+    settings: Settings = app.state.settings
+    limits = settings.limits
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
+        http=protocol_class(limits),
         ws="websockets-sansio",
         timeout_graceful_shutdown=2,  # held long-polls must not delay a stop
+        timeout_keep_alive=limits.keep_alive_seconds,
+        limit_concurrency=limits.max_connections,
+        h11_max_incomplete_event_size=limits.head_bytes,
         server_header=False,
         proxy_headers=False,
     )
+    redact_queries_in_logs()  # once uvicorn has set its loggers up (Config does)
+    return config
 
 
 def port_free(host: str, port: int) -> bool:
@@ -77,10 +109,14 @@ def serve(
             port=port,
             allowed_hosts=(*settings.allowed_hosts, *allowed_hosts),
         )
-    try:
-        EventStore(db_path).close()  # fail here, in plain words, not inside uvicorn
+    try:  # fail here, in one plain line, not with a traceback from inside uvicorn
+        store = EventStore(db_path)
+        try:
+            store.check_readable()
+        finally:
+            store.close()
     except (StoreError, OSError) as exc:
-        print(f"tankref: cannot open the database: {exc}", file=sys.stderr)
+        print(f"tankref: cannot open the database: {one_line(exc, 400)}", file=sys.stderr)
         return 2
     try:
         free = port_free(host, port)
@@ -97,10 +133,14 @@ def serve(
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     print(f"tankref referee on http://{shown}:{port}  (API docs: http://{shown}:{port}/docs)")
     print(f"database: {db_path}")
-    if host not in LOOPBACK_NAMES:
+    if not settings.loopback:
+        names = ", ".join(settings.allowed_hosts)
         print(
-            "warning: listening beyond this computer; anyone who can reach it can read the "
-            "tables (writes still need each table's token)",
+            f"warning: listening on {shown}:{port}, beyond this computer: anyone who can reach "
+            "it can read every table, its log, the live page and the API docs, and can create "
+            "tables; playing needs each table's token, which travels unencrypted (plain HTTP). "
+            f"It answers to any IP address and to these names: {names} "
+            "(add one with --allow-host NAME).",
             file=sys.stderr,
         )
     print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import platformdirs
 
+from tankref.server.limits import ConnectionLimits
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -22,10 +24,14 @@ class Settings:
     db_path: Path = field(default_factory=default_db_path)
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    # Host names the server answers to. Loopback only by default: a web page elsewhere cannot
-    # reach the referee through DNS rebinding. "*" (any) is used when bound to the network.
+    # Host names the server answers to, on every binding: a web page elsewhere cannot reach
+    # the referee through DNS rebinding. Bound beyond loopback, an IP address also passes
+    # (no page can rebind a name to it: its origin would be that address); names need
+    # --allow-host.
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
     max_body_bytes: int = 64 * 1024
+    body_timeout_seconds: float = 10.0  # a write's whole body must arrive within this
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     long_poll_max_seconds: float = 25.0
     log_page_max: int = 500
 

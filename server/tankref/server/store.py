@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,15 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_request
     ON events (table_id, request_id) WHERE request_id IS NOT NULL;
+-- Requests that changed nothing (a model that only drifted): no event, but the request id
+-- is spent, so the same id sent again answers "nothing applied" even after the table moved.
+CREATE TABLE IF NOT EXISTS quiet_requests (
+    table_id       TEXT NOT NULL REFERENCES tables(id),
+    request_id     TEXT NOT NULL,
+    request_sha256 TEXT NOT NULL,
+    seq            INTEGER NOT NULL,  -- the log's last seq when it was answered
+    PRIMARY KEY (table_id, request_id)
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
@@ -60,6 +69,15 @@ _EVENT_COLUMNS = (
     "table_id, seq, request_id, request_sha256, action, dice, entry, result_sha256, "
     "state_sha256, version, created_at"
 )
+_TABLE_COLUMNS = (
+    "id, ruleset, created_at, token_sha256, setup, dice, commitment, seed_chosen, version"
+)
+
+
+def one_line(exc: BaseException, limit: int = 200) -> str:
+    """An error as one short line (SQLite may quote a whole damaged schema)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class StoreError(RuntimeError):
@@ -104,12 +122,34 @@ class EventStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")  # committed means on disk
             self.db.execute("PRAGMA foreign_keys=ON")
+            self._check_is_ours()
             self.db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
+            self._check_version()
+        except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError) as exc:
+            # A damaged file (text that is not UTF-8, a schema that does not parse ...)
             raise StoreError(
-                f"{path}: cannot use this file as the referee's database: {exc}"
+                f"{path}: cannot use this file as the referee's database: {one_line(exc)}"
             ) from exc
-        self._check_version()
+
+    def check_readable(self) -> None:
+        """The list of tables reads (a table that then does not load is set aside)."""
+        try:
+            self.table_ids()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{self.path}: cannot read the tables: {one_line(exc)}") from exc
+
+    def _check_is_ours(self) -> None:
+        """Some other program's SQLite file is refused, not filled with our tables."""
+        names = {
+            str(r[0])
+            for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if names and "meta" not in names:
+            self.db.close()
+            raise StoreError(
+                f"{self.path}: not a tankref database (an SQLite file with other tables: "
+                f"{', '.join(sorted(names)[:5])})"
+            )
 
     def _check_version(self) -> None:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -145,25 +185,21 @@ class EventStore:
             )
 
     def tables(self) -> Iterator[TableRow]:
-        cursor = self.db.execute(
-            "SELECT id, ruleset, created_at, token_sha256, setup, dice, commitment, "
-            "seed_chosen, version FROM tables ORDER BY created_at, id"
-        )
+        cursor = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables ORDER BY created_at, id")
         for r in cursor.fetchall():
-            yield TableRow(
-                id=r[0],
-                ruleset=r[1],
-                created_at=r[2],
-                token_sha256=r[3],
-                setup=json.loads(r[4]),
-                dice=json.loads(r[5]),
-                commitment=r[6],
-                seed_chosen=bool(r[7]),
-                version=r[8],
-            )
+            yield _table(r)
+
+    def table_ids(self) -> list[str]:
+        """Every table's id, oldest first: read apart from the rows, so that one row that
+        cannot be read does not hide the others."""
+        rows = self.db.execute("SELECT id FROM tables ORDER BY created_at, id").fetchall()
+        return [str(r[0]) for r in rows]
 
     def table(self, table_id: str) -> TableRow | None:
-        return next((row for row in self.tables() if row.id == table_id), None)
+        found = self.db.execute(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)
+        ).fetchone()
+        return None if found is None else _table(found)
 
     # --- events ----------------------------------------------------------------------------
     def append(self, row: EventRow) -> None:
@@ -186,6 +222,22 @@ class EventStore:
                     row.created_at,
                 ),
             )
+
+    def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None:
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) "
+                "VALUES (?, ?, ?, ?)",
+                (table_id, request_id, sha256, seq),
+            )
+
+    def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
+        """Request id -> (seq when answered, request hash), for requests that changed nothing."""
+        rows = self.db.execute(
+            "SELECT request_id, seq, request_sha256 FROM quiet_requests WHERE table_id = ?",
+            (table_id,),
+        ).fetchall()
+        return {str(r[0]): (int(r[1]), str(r[2])) for r in rows}
 
     def events(self, table_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
         sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq > ? ORDER BY seq"
@@ -222,6 +274,84 @@ class _Transaction:
 
     def __exit__(self, kind: object, value: object, tb: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+@dataclass(frozen=True)
+class BackupDone:
+    path: Path
+    tables: int
+    events: int
+    size: int  # bytes
+
+
+def backup(
+    source: Path, target: Path, progress: Callable[[int, int], None] | None = None
+) -> BackupDone:
+    """A consistent copy of a live referee's database, through SQLite's online backup API:
+    the newest actions, still in the ``-wal`` file beside it, are in the copy, and the
+    referee may go on writing meanwhile. ``progress(copied, total)`` in pages.
+
+    Raises StoreError: no such file, not a tankref database, or the target exists."""
+    if not source.is_file():
+        raise StoreError(f"{source}: no referee database there")
+    if target.exists():
+        raise StoreError(f"{target}: already exists; pick a new name (nothing overwritten)")
+    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"meta", "tables", "events"} <= names:
+            raise StoreError(f"{source}: not a tankref database")
+        dst = sqlite3.connect(target)
+        try:
+
+            def step(_status: int, remaining: int, total: int) -> None:
+                if progress is not None:
+                    progress(total - remaining, total)
+
+            src.backup(dst, pages=256, progress=step)
+            dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            tables = dst.execute("SELECT count(*) FROM tables").fetchone()[0]
+            events = dst.execute("SELECT count(*) FROM events").fetchone()[0]
+        finally:
+            dst.close()
+    except sqlite3.DatabaseError as exc:
+        target.unlink(missing_ok=True)
+        raise StoreError(f"{source}: cannot back it up: {one_line(exc)}") from exc
+    finally:
+        src.close()
+    return BackupDone(target, int(tables), int(events), target.stat().st_size)
+
+
+def read_log(path: Path, table_id: str, upto: int) -> tuple[TableRow | None, list[EventRow]]:
+    """A table's row and its events up to ``upto``, read on a connection of its own (read-only,
+    one snapshot): for work done off the event loop while the referee goes on writing."""
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        db.execute("BEGIN")
+        r = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,))
+        found = r.fetchone()
+        events = db.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq <= ? ORDER BY seq",
+            (table_id, upto),
+        ).fetchall()
+        db.execute("COMMIT")
+    finally:
+        db.close()
+    return (None if found is None else _table(found)), [_event(e) for e in events]
+
+
+def _table(r: tuple[Any, ...]) -> TableRow:
+    return TableRow(
+        id=r[0],
+        ruleset=r[1],
+        created_at=r[2],
+        token_sha256=r[3],
+        setup=json.loads(r[4]),
+        dice=json.loads(r[5]),
+        commitment=r[6],
+        seed_chosen=bool(r[7]),
+        version=r[8],
+    )
 
 
 def _event(r: tuple[Any, ...]) -> EventRow:

@@ -85,6 +85,21 @@ async function refreshList() {
   });
   replace($("tables").tBodies[0], rows);
   $("tables-empty").hidden = rows.length > 0;
+  await refreshQuarantine();
+}
+
+// Tables the referee could not load at start-up: named with the reason, never hidden.
+async function refreshQuarantine() {
+  let health;
+  try {
+    health = await get("/health");
+  } catch (err) {
+    return;
+  }
+  const aside = health.quarantined || [];
+  replace($("quarantine-list"), aside.map((q) =>
+    el("li", { "data-table": q.table_id }, el("strong", { text: q.table_id }), `: ${q.reason}`)));
+  $("quarantine").hidden = aside.length === 0;
 }
 
 function showList() {

@@ -67,7 +67,9 @@ async def wait_for_events(
 
 
 @router.websocket("/stream")
-async def stream(websocket: WebSocket, table_id: TableId, ref: RefereeDep, after: int = 0) -> None:
+async def stream(
+    websocket: WebSocket, table_id: TableId, ref: RefereeDep, after: After = 0
+) -> None:
     """Every entry after ``after``, then each new one as it is logged (one JSON text each)."""
     host = ref.tables.get(table_id)
     await websocket.accept()

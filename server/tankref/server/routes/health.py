@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from tankref import __version__
 from tankref.core.ruleset import ruleset_names
 from tankref.server.routes.deps import RefereeDep
-from tankref.server.schemas import Health
+from tankref.server.schemas import Health, QuarantinedTable
 
 router = APIRouter(tags=["health"])
 
@@ -20,4 +20,8 @@ async def health(ref: RefereeDep) -> Health:
         rulesets=ruleset_names(),
         tables=len(ref.tables),
         database=str(ref.store.path),
+        quarantined=[
+            QuarantinedTable(table_id=table_id, reason=reason)
+            for table_id, reason in ref.quarantined.items()
+        ],
     )

@@ -1,0 +1,81 @@
+"""Limits on connections that are idle, slow or huge, so a few sockets cannot take the referee
+down (issue 15: 500 idle sockets, 50 slowloris clients and 32 MB headers were all kept).
+
+uvicorn brings some of them (keep-alive timeout, a connection cap that answers 503); the
+request head's size and the time allowed to send it are added here, to uvicorn's httptools
+protocol. A write's body has its own time limit, in the request guards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from dataclasses import dataclass
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    head_bytes: int = 16 * 1024  # request line and headers together
+    head_seconds: float = 5.0  # from connecting (or the last reply) to the end of the head
+    keep_alive_seconds: int = 5  # an idle connection between requests
+    max_connections: int = 500  # beyond: 503 at once (file descriptors run out otherwise)
+
+
+def protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol with a limit on the request head's size and time."""
+    if importlib.util.find_spec("httptools") is None:
+        # uvicorn[standard] lacks it on a few platforms: h11 then, which limits the head's
+        # size itself (uvicorn's h11_max_incomplete_event_size); its time is not limited.
+        return H11Protocol
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class LimitedHttpTools(HttpToolsProtocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.head_size = 0
+            self.head_deadline: asyncio.TimerHandle | None = None
+            self._await_head()
+
+        def _await_head(self) -> None:
+            self._head_arrived()
+            self.head_size = 0
+            self.head_deadline = self.loop.call_later(limits.head_seconds, self._head_too_slow)
+
+        def _head_arrived(self) -> None:
+            if self.head_deadline is not None:
+                self.head_deadline.cancel()
+                self.head_deadline = None
+
+        def _head_too_slow(self) -> None:
+            self.head_deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()  # nothing answered: the client never finished asking
+
+        def data_received(self, data: bytes) -> None:
+            reading_head = self.head_deadline is not None
+            self.head_size += len(data)
+            super().data_received(data)
+            # Still no end of the head (the parser keeps a header until it ends): refuse
+            # once it is over the limit, so a huge head is never held whole. A chunk that
+            # ends the head may carry a body too; it is not counted against the head.
+            still_reading = reading_head and self.head_deadline is not None
+            over = still_reading and self.head_size > limits.head_bytes
+            if over and not self.transport.is_closing():
+                self.send_400_response("Request head too large.")
+
+        def on_headers_complete(self) -> None:
+            self._head_arrived()
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.timeout_keep_alive_task is not None:
+                self._await_head()  # idle again: the next head has the same time
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._head_arrived()
+            super().connection_lost(exc)
+
+    return LimitedHttpTools
