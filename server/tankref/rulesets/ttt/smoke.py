@@ -33,7 +33,7 @@ def check_smoke(
         )
     if tank.smoked:
         refuse("SMOKE_ONCE_PER_TURN", "TTT-SM1", f"{label} has already laid smoke this turn")
-    if tank.must_recover:
+    if tank.bound_to_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
     if tank.recover_tried:
         refuse(
