@@ -43,10 +43,14 @@ def _cmd_cards(args: argparse.Namespace) -> int:
 
 
 def _cmd_rulings(args: argparse.Namespace) -> int:
+    from tankref.rulesets.ttt.readings import READINGS
     from tankref.rulesets.ttt.state import Options
 
     for name, field in Options.model_fields.items():
         print(f"{name} = {field.default!r}\n    {field.description or ''}")
+    print("\nReadings applied and reported in the result (one playable reading, no option):")
+    for clause, text in READINGS:
+        print(f"{clause}\n    {text}")
     return 0
 
 

@@ -276,6 +276,12 @@ def objective_check(ctx: Context, ended_turn: int | None) -> None:
     # A phase counts only when no defender was near at any moment of it: "one full turn"
     # starts from the moment the last one left, not from the end of that phase.
     held = bool(near) or state.objective_held_this_phase
+    if held and not near:
+        ctx.rule(
+            "TTT-S3",
+            'a defender was within 12" of the objective during this phase: the full turn '
+            "counts from the moment the last one left, so this phase does not count",
+        )
     state.objective_clear_phases = 0 if held else state.objective_clear_phases + 1
     if state.objective_clear_phases >= 2:
         game_over(
