@@ -26,6 +26,7 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
         "render",
         "unitmenu",
         "dice",
+        "decision",
         "scene",
         "actions",
         "picker",
