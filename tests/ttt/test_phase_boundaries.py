@@ -377,3 +377,15 @@ def test_options_default_is_unchanged() -> None:
         "strongest",
         "auto",
     )
+
+
+def test_facing_refusal_before_the_tanks_first_phase_TTT_F1() -> None:
+    """TTT-F1: B1 turned its best armour to R1's first shot of the game; a second shot in that
+    phase finds its facing change used, and the ruling says its turn began with the game."""
+    flank = ("R2", "tiger-i", "Red", 30.0, 20.0, 270.0)  # east of B1: its side once it turns
+    g = duel(blue_at=(0.0, 20.0, 90.0), options=Options(deploy_depth=48), extra=[flank])
+    g.do(Engage(tank_id="R1", target_id="B1"), white=[1, 1, 1, 1])
+    assert g.tank("B1").facing == 180  # turned its front to R1
+    r = g.do(Engage(tank_id="R2", target_id="B1"), white=[1, 1, 1, 1])
+    (note,) = [n for n in r.rulings if n.clause == "TTT-E3"]
+    assert "start of the game" in note.text and "TTT-F1" in note.text

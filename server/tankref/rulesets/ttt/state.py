@@ -306,6 +306,8 @@ class TableState(BaseModel):
         turn = self.turn
         if tank.player != self.active_player and self.order.index(tank.player) > self.phase:
             turn -= 1  # the enemy moves first: the tank's turn began in the previous game turn
+        if turn < 1:
+            return "the start of the game (it has had no phase yet)"
         return f"{tank.player}'s phase of turn {turn}"
 
     def enemy_of(self, player_id: str) -> str:
