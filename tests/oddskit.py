@@ -62,6 +62,8 @@ class Spec:
     second_hit: bool = False  # another enemy tank hit B1 this game turn (TTT-MO2 trigger 2)
     pile: tuple[str, ...] = ()  # the deck's draw pile; () = empty: a full deck is shuffled in
     friends: FriendSet = ""  # B1's friends: one (its last mobile friend), two, one hidden
+    concealment_rule: Literal["accuracy", "cover"] = "accuracy"  # TTT-CN1 option
+    immobilized_turns: bool = False  # TTT-E3 option: an Immobilized target may still turn
     cards: CardSet | None = field(default=None, compare=False)  # other dice or deck data
 
     def label(self) -> str:
@@ -97,6 +99,8 @@ def build(spec: Spec) -> TableState:
         cover=spec.cover_rule,
         smoke_stacking=spec.smoke_stacking,
         grizzled_reroll=spec.policy,
+        concealment=spec.concealment_rule,
+        immobilized_turns=spec.immobilized_turns,
     )
     kwargs: dict[str, Any] = {"options": options}
     if spec.cards is not None:
@@ -248,6 +252,8 @@ AXES: dict[str, tuple[Any, ...]] = {
     "second_hit": (False, False, True),
     "pile": PILES,
     "friends": ("", "", "one", "two", "hidden"),
+    "concealment_rule": ("accuracy", "cover"),
+    "immobilized_turns": (False, True),
 }
 
 

@@ -6,6 +6,7 @@ local referee = use("referee")
 local http = use("http")
 local render = use("render")
 local dice = use("dice")
+local decision = use("decision")
 local scene = use("scene")
 local unitmenu = use("unitmenu")
 local seats = use("seats")
@@ -90,6 +91,21 @@ local function send(job)
           table.insert(job.faces[die], f)
         end
         send(job) -- the whole action again, every face so far, the same request id
+      end)
+      return
+    end
+    if outcome.kind == "refused" and err.code == "DECISION_NEEDED" and err.details ~= nil and err.details.need ~= nil then
+      local need = err.details.need
+      decision.ask(need, err.message or "", function(choice, why)
+        if choice == nil then
+          model.state.pending = nil
+          render.warn(why)
+          return
+        end
+        if job.body.action ~= nil and need.field ~= nil then
+          job.body.action[need.field] = choice
+        end
+        send(job) -- the same action with the answer, the same request id
       end)
       return
     end

@@ -43,6 +43,7 @@ def _cmd_cards(args: argparse.Namespace) -> int:
 
 
 def _cmd_rulings(args: argparse.Namespace) -> int:
+    from tankref.rulesets.ttt.readings import READINGS
     from tankref.rulesets.ttt.state import Options
 
     for name, field in Options.model_fields.items():
@@ -53,6 +54,9 @@ def _cmd_rulings(args: argparse.Namespace) -> int:
         "from its own deck, or 'table' (the hit tank's owner draws from a physical deck; the "
         "referee asks for the card once the shot penetrated)"
     )
+    print("\nReadings applied and reported in the result (one playable reading, no option):")
+    for clause, text in READINGS:
+        print(f"{clause}\n    {text}")
     return 0
 
 

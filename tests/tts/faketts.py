@@ -129,6 +129,8 @@ class FakePlayer:
     promoted: bool = False
     steam_name: str = ""
     pointer: list[float] = field(default_factory=lambda: [0.0, 1.0, 0.0])
+    # Dialogs open on this player's screen: (description, options, default, callback).
+    dialogs: list[tuple[str, list[str], Any, Any]] = field(default_factory=list)
 
 
 # TTS's seat colours (Player.getColors() in player/manager.md); Grey is a spectator, Black the GM.
@@ -535,6 +537,13 @@ class FakeTTS:
         if shown is not False:
             self.chat.append(Chat(f"{color}: {message}", "player"))
         return shown is not False
+
+    def choose(self, color: str, label: str) -> None:
+        """The player at ``color`` picks ``label`` in the oldest dialog open on their screen."""
+        _, labels, _, callback = self.player(color).dialogs.pop(0)
+        self._call(self.global_runtime, callback, label, labels.index(label) + 1, color)
+        self._raise_errors()
+        self.settle()
 
     def scripting_key(
         self, index: int, color: str = "Red", at: tuple[float, float] = (0, 0)
@@ -1092,6 +1101,26 @@ class PlayerView:
 
     def getPointerPosition(self) -> Any:
         return _vector(self._lua, self._player.pointer)
+
+    def showOptionsDialog(  # the TTS API's name
+        self, description: Any, options: Any, default_value: Any, callback: Any
+    ) -> bool:
+        """showOptionsDialog(description, options, default_value, callback) as the Player API
+        declares it (player/instance.md): refuses what TTS would. The callback later gets
+        (selected_text, selected_index counted from 1, player_color): FakeTTS.choose."""
+        labels = to_python(options)
+        if not isinstance(description, str):
+            raise TypeError("showOptionsDialog: description must be a string")
+        if not (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels)):
+            raise TypeError("showOptionsDialog: options must be a non-empty list of strings")
+        if not (isinstance(default_value, int) and 1 <= default_value <= len(labels)) and (
+            default_value not in labels
+        ):
+            raise ValueError("showOptionsDialog: default_value is neither an index nor an option")
+        if not callable(callback):
+            raise TypeError("showOptionsDialog: callback must be a function")
+        self._player.dialogs.append((description, labels, default_value, callback))
+        return True
 
 
 def to_python_shallow(value: Any) -> dict[str, Any]:

@@ -651,11 +651,15 @@ def test_recover_refused_after_fast_move_TTT_MR6() -> None:
 
 
 def test_recover_refused_after_wait_TTT_MR6() -> None:
-    """TTT-MR6: B1 Waits, is then Shaken by R1 firing from Wait: Recover is refused."""
+    """TTT-MR6/TTT-MR1: B1 Waits, is then Shaken by R1 firing from Wait: the Shaken crew
+    loses its Wait (TTT-MR1), and Recover is refused, the complication being from this turn
+    (TTT-R1: prior rounds only)."""
     g = wait_for_blue()
     g.do(Wait(tank_id="B1"))
     shake(g, green=5)
-    g.refused(Recover(tank_id="B1"), "RECOVER_AFTER_ACTION", green=[1])
+    assert not g.tank("B1").waiting
+    err = g.refused(Recover(tank_id="B1"), "RECOVER_TOO_SOON", green=[1])
+    assert err.clause == "TTT-R1"
 
 
 def test_recover_refused_after_smoke_TTT_MR6() -> None:
@@ -796,4 +800,5 @@ def test_routed_result_names_the_point_it_must_drive_to_TTT_MR2() -> None:
         "x": 33.0,
         "z": 20.0,
         "leaves_table": False,
+        "drives_this_phase": False,  # Routed in Red's phase: it drives at the end of its own
     }

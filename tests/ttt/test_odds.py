@@ -207,6 +207,14 @@ def test_the_situations_cover_every_modifier() -> None:
         count("Grizzled target", not odds.morale.checks)
         count("friends", bool(odds.friends))
         count("custom dice", spec.cards is not None)
+        count(
+            "concealment on the armour (option cover)",
+            any(m.clause == "TTT-CN1" and m.applies_to == "armour" for m in odds.modifiers),
+        )
+        count(
+            "Immobilized target turned (option immobilized_turns)",
+            spec.target_immobilized and odds.best_armour_turn is not None,
+        )
     thin = {key: n for key, n in seen.items() if n < 5}
     assert not thin, thin
 

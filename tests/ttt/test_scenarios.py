@@ -316,16 +316,34 @@ def test_ttt_s3_defender_reinforcements_from_turn_two() -> None:
 
 
 def test_ttt_s3_attacker_wins_after_a_full_turn_with_no_defender_near() -> None:
-    """TTT-S3: no defending tank within 12" through both phases of a turn: the attacker wins."""
+    """TTT-S3: no defending tank within 12" through both phases of a turn, counted from the
+    moment the last one left: the phase in which it leaves does not count (it was near when
+    that phase began), so the attacker wins at the end of the two whole phases after it."""
     g = objective_game()
     g.do(Move(tank_id="R1", x=0, z=-15, facing=0))  # 15" from the objective
-    g.do(EndPhase())
+    g.do(EndPhase())  # Red's phase: R1 was near when it began
+    assert g.state.objective_clear_phases == 0
+    g.do(EndPhase())  # Blue's phase: clear throughout
     assert g.state.status == "playing"  # one phase clear is not a full turn
     assert g.state.objective_clear_phases == 1
-    g.do(EndPhase())
+    g.do(EndPhase())  # Red's phase of turn 2: clear throughout
     assert g.state.status == "over"
     assert g.state.winner == "Blue"
     assert game_over_events(g) == [{"clause": "TTT-S3", "winner": "Blue"}]
+
+
+def test_ttt_s3_the_phase_the_last_defender_leaves_does_not_count() -> None:
+    """TTT-S3 (issue 14, bug 6): the attacker used to win half a turn early, counting the
+    phase in which the defender left as clear. A defender back within 12" before the full turn
+    is over resets the count."""
+    g = objective_game()
+    g.do(Move(tank_id="R1", x=0, z=-15, facing=0))
+    g.do(EndPhase())
+    g.do(EndPhase())
+    assert (g.state.status, g.state.objective_clear_phases) == ("playing", 1)
+    g.do(Move(tank_id="R1", x=0, z=-11, facing=0))  # back within 12"
+    g.do(EndPhase())
+    assert (g.state.status, g.state.objective_clear_phases) == ("playing", 0)
 
 
 def test_ttt_s3_a_destroyed_defender_does_not_hold_the_objective() -> None:
@@ -348,8 +366,10 @@ def test_ttt_s3_a_destroyed_defender_does_not_hold_the_objective() -> None:
     )
     assert g.tank("R1").destroyed and g.state.status == "playing"  # R2 is still to come
     g.do(EndPhase())
-    assert g.state.objective_clear_phases == 1
+    assert g.state.objective_clear_phases == 0  # R1 held the objective when the phase began
     g.do(Move(tank_id="R2", x=0, z=-20, facing=0))  # 20" from the objective
+    g.do(EndPhase())
+    assert (g.state.status, g.state.objective_clear_phases) == ("playing", 1)
     g.do(EndPhase())
     assert (g.state.status, g.state.winner) == ("over", "Blue")
 

@@ -93,3 +93,36 @@ class DataError(Exception):
         super().__init__(
             f"{len(problems)} problem(s) in the data:\n" + "\n".join(f"  - {p}" for p in problems)
         )
+
+
+class DecisionNeeded(RulesError):
+    """A player must choose before the action can be adjudicated (like DICE_NEEDED, nothing
+    changed): ``seat`` is the player who decides, ``choices`` what they may answer, and
+    ``field`` the action field the answer goes in, sent again under the same request id."""
+
+    def __init__(
+        self,
+        clause: str,
+        message: str,
+        *,
+        decision: str,
+        seat: str,
+        choices: list[str],
+        field: str,
+        **extra: object,
+    ) -> None:
+        super().__init__(
+            "DECISION_NEEDED",
+            clause,
+            message,
+            {
+                "need": {
+                    "decision": decision,
+                    "seat": seat,
+                    "choices": choices,
+                    "field": field,
+                    **extra,
+                },
+                "field": field,
+            },
+        )

@@ -28,6 +28,7 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
         "seats",
         "unitmenu",
         "dice",
+        "decision",
         "scene",
         "actions",
         "picker",

@@ -12,6 +12,7 @@ TankId = Annotated[str, Field(min_length=1, max_length=64)]
 Coord = Annotated[float, Field(ge=-10_000, le=10_000, allow_inf_nan=False)]
 Facing = Annotated[float, Field(ge=-3600, le=3600, allow_inf_nan=False)]
 GrizzledUse = Literal["accuracy", "penetration", "none"]
+BestArmourChoice = Literal["turn", "stay"]
 
 
 class _Action(BaseModel):
@@ -77,6 +78,9 @@ class Engage(_Action):
     target_id: TankId
     # Only read when the table's Grizzled option is "ask" (TTT-CR1): where it may be spent.
     grizzled_reroll: GrizzledUse | None = None
+    # Only with the best_armour option "ask" (TTT-E3): the target's owner's answer to the
+    # DECISION_NEEDED reply, sent again under the same request id.
+    best_armour: BestArmourChoice | None = None
 
 
 class Wait(_Action):

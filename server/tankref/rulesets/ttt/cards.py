@@ -64,6 +64,9 @@ class SmokeAbility(_Card):
     strength: Literal[1, 2]
     range: float | None = Field(default=None, gt=0, le=120)  # inches, mortars only
     uses: int = Field(default=1, ge=1, le=99)  # per game (TTT-SM1: once unless the card says)
+    # TTT-SM1: "most" tanks that may use it more than once may not Move or Engage in the turn
+    # they pop it; a card whose tank is the exception says false here.
+    bars_move_engage: bool = True
 
     @model_validator(mode="after")
     def _range_for_mortars_only(self) -> SmokeAbility:

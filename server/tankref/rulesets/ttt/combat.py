@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tankref.core.dice import Roll
+from tankref.core.errors import DecisionNeeded
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
 from tankref.core.results import Modifier
-from tankref.rulesets.ttt.actions import Engage, GrizzledUse
+from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
 from tankref.rulesets.ttt.cards import (
     ACCURACY_DIE,
     HIT,
@@ -39,6 +40,15 @@ def check_engage(
     shooter = get_tank(state, tank_id)
     require_present(shooter)
     label = tank_label(shooter)
+    # Engaged first: a Waiting tank that fired is no longer waiting, and the reason it may
+    # not fire again is the once-a-turn Engage, not the phase.
+    if shooter.engaged:
+        refuse(
+            "ALREADY_ENGAGED",
+            "TTT-E1",
+            f"{label} has already engaged in its turn (which began with "
+            f"{state.turn_began(shooter)}): once per turn",
+        )
     if shooter.player != state.active_player and not shooter.waiting:
         refuse(
             "NOT_YOUR_PHASE",
@@ -46,11 +56,9 @@ def check_engage(
             f"{label} may Engage in the enemy's phase only from Wait",
             active_player=state.active_player,
         )
-    if shooter.engaged:
-        refuse("ALREADY_ENGAGED", "TTT-E1", f"{label} has already engaged this turn")
     if shooter.stunned == "now":
         refuse("CREW_STUNNED", "TTT-E7", f"{label}'s crew is stunned: no action this phase")
-    if shooter.must_recover:
+    if shooter.bound_to_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
     if shooter.morale == "routed":
         refuse(
@@ -123,6 +131,7 @@ class SidePlan:
     blocked: str | None = None  # why it cannot turn that armour to the shot
     facing: float | None = None  # the facing the referee turns it to (None: no turn)
     final: SideReading | None = None  # the side hit after the turn (None: ``shown``)
+    undecided: bool = False  # option ask: the turn waits for the target's owner (TTT-E3)
 
     @property
     def reading(self) -> SideReading:
@@ -150,7 +159,7 @@ class EngagePlan:
     penetration_mods: tuple[Modifier, ...]  # Gun Damaged, Cover, literal Cover, in that order
     red_dice: int
     armour: int  # of the side hit
-    threshold: int  # armour + Cover: the PEN needed (TTT-E5, TTT-CV1)
+    threshold: int  # armour + Cover (+ concealment, option cover): the PEN needed (TTT-E5)
     reroll_accuracy: bool  # the Grizzled reroll may be spent on a missed Accuracy roll
     # ... or on a failed Penetration roll, when it was not spent on Accuracy in this shot
     reroll_penetration: bool
@@ -160,27 +169,44 @@ class EngagePlan:
         return self.line.cover
 
     @property
+    def concealment_bonus(self) -> int:
+        """Concealment added to the armour (option concealment: cover), else 0 (TTT-CN1)."""
+        return self.threshold - self.armour - self.cover
+
+    @property
     def red_dice_mods(self) -> list[int]:
         return [m.amount for m in self.penetration_mods if m.applies_to == "penetration_dice"]
 
 
-def _turn_blocked(options: Options, target: TankState) -> str | None:
+def _turn_blocked(state: TableState, target: TankState) -> str | None:
     """Why the target may not turn its best armour to the shot (TTT-E3, TTT-F1, TTT-M2)."""
+    from tankref.rulesets.ttt.movement import facing_used
+
+    options = state.options
     if options.best_armour == "never":
         return "the table's option is never"
     if target.facing_changed:
-        return "it already changed facing this turn"
+        return facing_used(state, target)
     if target.moved == "fast":
         return "it is Moving Fast"
-    if target.immobilized:
-        return "it is Immobilized"
+    if target.immobilized and not options.immobilized_turns:
+        return "it is Immobilized (option immobilized_turns false: broken tracks do not turn it)"
     return None
 
 
 def choose_side(
-    options: Options, shooter: TankState, target: TankState, line: LineOfFire
+    state: TableState,
+    shooter: TankState,
+    target: TankState,
+    line: LineOfFire,
+    decision: BestArmourChoice | None = None,
 ) -> SidePlan:
-    """TTT-E2/TTT-E3: the side hit, with the best-armour turn the referee would make."""
+    """TTT-E2/TTT-E3: the side hit, with the best-armour turn the referee would make.
+
+    With the option ask, ``decision`` is the target's owner's answer; none yet plans the turn
+    (the odds show the owner's best choice) and marks the plan as waiting for the answer.
+    """
+    options = state.options
     shown = side_hit(options, shooter, target, line.hull_down)
     if line.hull_down:
         return SidePlan(shown, hull_down=True)
@@ -188,14 +214,25 @@ def choose_side(
     armour = target.card.armour
     if armour.of(best) <= armour.of(shown.side):
         return SidePlan(shown, hull_down=False)
-    blocked = _turn_blocked(options, target)
+    blocked = _turn_blocked(state, target)
     if blocked:
         return SidePlan(shown, hull_down=False, best=best, blocked=blocked)
+    if options.best_armour == "ask" and decision == "stay":
+        return SidePlan(
+            shown, hull_down=False, best=best, blocked="its owner declines the turn (option ask)"
+        )
     # The model is turned to a facing rounded as the state stores it, and the side is read
     # again from that stored facing, so the plan and the table agree to the last digit.
     facing = round(facing_to_present(best, target, shooter), 3)
     final = side_hit(options, shooter, target.model_copy(update={"facing": facing}), False)
-    return SidePlan(shown, hull_down=False, best=best, facing=facing, final=final)
+    return SidePlan(
+        shown,
+        hull_down=False,
+        best=best,
+        facing=facing,
+        final=final,
+        undecided=options.best_armour == "ask" and decision is None,
+    )
 
 
 def accuracy_penalties(
@@ -219,9 +256,14 @@ def accuracy_penalties(
         penalty("TTT-E7", "Optics Damaged", -shooter.optics_damage)
     if target.moved == "fast" and target.card.fast_evasion:
         penalty("TTT-M2", "target Moving Fast (its card: -1 enemy Accuracy)", -1)
-    if line.concealment:
+    if line.concealment and options.concealment == "accuracy":
         kind = "light" if line.concealment == 1 else "heavy"
-        penalty("TTT-CN1", f"{kind} concealment ({line.concealment_why})", -line.concealment)
+        penalty(
+            "TTT-CN1",
+            f"{kind} concealment ({line.concealment_why})",
+            -line.concealment,
+            "concealment takes Accuracy dice off the shooter (option concealment: accuracy)",
+        )
     if line.smoke:
         stacking = options.smoke_stacking
         ruling = "screens add" if stacking == "add" else "the strongest screen on the line applies"
@@ -269,7 +311,25 @@ def penetration_modifiers(
                     ruling="literal: Cover subtracted from the dice and added to the armour",
                 )
             )
+    concealed = concealment_armour(options, line)
+    if concealed:
+        kind = "light" if concealed == 1 else "heavy"
+        mods.append(
+            Modifier(
+                clause="TTT-CN1",
+                label=f"{kind} concealment +{concealed} ({line.concealment_why})",
+                amount=concealed,
+                applies_to="armour",
+                ruling="concealment is a Cover-style bonus against penetration "
+                "(option concealment: cover)",
+            )
+        )
     return tuple(mods)
+
+
+def concealment_armour(options: Options, line: LineOfFire) -> int:
+    """TTT-CN1 read the other way (option concealment: cover): added to the armour."""
+    return line.concealment if options.concealment == "cover" else 0
 
 
 def reroll_allowed(
@@ -308,22 +368,27 @@ def plan_shot(
         penetration_mods=penetration_mods,
         red_dice=max(0, shooter.card.penetration + red_mods),
         armour=armour,
-        threshold=armour + line.cover,
+        threshold=armour + line.cover + concealment_armour(options, line),
         reroll_accuracy=reroll_allowed(options, shooter, "accuracy", declared),
         reroll_penetration=reroll_allowed(options, shooter, "penetration", declared),
     )
 
 
 def plan_engage(
-    state: TableState, tank_id: str, target_id: str, declared: GrizzledUse | None = None
+    state: TableState,
+    tank_id: str,
+    target_id: str,
+    declared: GrizzledUse | None = None,
+    decision: BestArmourChoice | None = None,
 ) -> EngagePlan:
     """The whole shot as the referee will resolve it; raises the Engage's ``RulesError``.
 
     Pure: reads the table, changes nothing, rolls nothing. ``declared`` is the Engage's
-    ``grizzled_reroll`` (read only when the table's option is ask).
+    ``grizzled_reroll`` (read only when the table's option is ask); ``decision`` its
+    ``best_armour`` answer (read only when the best_armour option is ask).
     """
     shooter, target, line = check_engage(state, tank_id, target_id)
-    side = choose_side(state.options, shooter, target, line)
+    side = choose_side(state, shooter, target, line, decision)
     return plan_shot(state.options, shooter, target, line, side, declared)
 
 
@@ -413,12 +478,13 @@ def _resolve_side(ctx: Context, plan: EngagePlan, target: TankState) -> None:
     target.facing = side.facing
     target.facing_changed = True
     target.best_armour_turned = True
+    who = "its owner chose to turn" if options.best_armour == "ask" else "the referee turns"
     ctx.rule(
         "TTT-E3",
-        f"the referee turns {tank_label(target)}'s best armour ({side.best}) to the shot and "
-        "uses its facing change",
+        f"{who} {tank_label(target)}'s best armour ({side.best}) to the shot and uses its "
+        "facing change",
         "best_armour",
-        "auto",
+        options.best_armour,
     )
     ctx.event(
         "turn_model",
@@ -427,6 +493,26 @@ def _resolve_side(ctx: Context, plan: EngagePlan, target: TankState) -> None:
         tank_id=target.id,
         facing=target.facing,
         before=old_facing,
+    )
+
+
+def ask_best_armour(plan: EngagePlan) -> None:
+    """TTT-E3, option ask: the target "can" turn its best armour, so its owner decides."""
+    target = plan.target
+    best = plan.side.best
+    raise DecisionNeeded(
+        "TTT-E3",
+        f"{tank_label(target)} may turn its best armour ({best}) to the shot from "
+        f"{tank_label(plan.shooter)}, using its facing change this turn: {target.player} decides "
+        "(turn or stay); send the Engage again with best_armour",
+        decision="best_armour",
+        seat=target.player,
+        choices=["turn", "stay"],
+        field="best_armour",
+        tank_id=target.id,
+        shooter_id=plan.shooter.id,
+        side_shown=plan.side.shown.side,
+        best_side=best,
     )
 
 
@@ -475,6 +561,8 @@ def _roll_penetration(
     threshold = plan.threshold
     side = plan.side.side
     outcome.update(armour=plan.armour, cover=cover, needed=threshold, penetration_dice=n_red)
+    if plan.concealment_bonus:
+        outcome["concealment"] = plan.concealment_bonus
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
     first_faces = " ".join(str(r.face) for r in pool.slots)
     stars = sum(r.icons.count(STAR) for r in pool.slots)
@@ -484,6 +572,7 @@ def _roll_penetration(
         + "".join(f" {m:+d}" for m in plan.red_dice_mods)
         + f" = {n_red} red vs {side} armour {plan.armour}"
         + (f" + cover {cover}" if cover else "")
+        + (f" + concealment {plan.concealment_bonus}" if plan.concealment_bonus else "")
         + f" [{first_faces}]"
     )
     if used:
@@ -515,7 +604,19 @@ def _roll_penetration(
 
 def do_engage(ctx: Context, action: Engage) -> None:
     state = ctx.state
-    plan = plan_engage(state, action.tank_id, action.target_id, action.grizzled_reroll)
+    if action.best_armour is not None and state.options.best_armour != "ask":
+        refuse(
+            "DECISION_NOT_ASKED",
+            "TTT-E3",
+            f"best_armour: the table's best_armour option is {state.options.best_armour}, so "
+            "the target's owner is not asked",
+            field="best_armour",
+        )
+    plan = plan_engage(
+        state, action.tank_id, action.target_id, action.grizzled_reroll, action.best_armour
+    )
+    if plan.side.undecided:
+        ask_best_armour(plan)
     s = ctx.edit(plan.shooter.id)
     t = ctx.edit(plan.target.id)
     s.engaged = True
@@ -642,6 +743,7 @@ def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
             bail_out(ctx, tank_id, "TTT-MR5", "Routed and Immobilized")
         elif t.morale == "shaken":
             t.must_recover = True
+            t.complication_this_turn = True  # TTT-MR4: its *next* turn is bound
             ctx.rule(
                 "TTT-MR4",
                 f"{label} is Shaken and now Immobilized: its next turn it may only try to Recover; "

@@ -134,6 +134,7 @@ def adjudicate(
     if ctx.state.status == "playing":
         morale.resolve_morale(ctx)
         turns.check_elimination(ctx)
+        turns.watch_objective(ctx)
     ctx.bag.finish()
     new_state = ctx.state
     new_state.dice = ctx.bag.settled_state()
@@ -188,7 +189,7 @@ def options_for(state: TableState, tank_id: str, *, odds: bool = True) -> list[O
         movement.check_may_drive(state, tank)
         drive = movement.drive_blocker(tank)
         fast = movement.fast_blocker(tank)
-        pivot = movement.pivot_blocker(tank)
+        pivot = movement.pivot_blocker(state, tank)
         if drive and pivot:
             code, clause, why = drive
             raise RulesError(code, clause, f"{tank.name} cannot move: {why}")

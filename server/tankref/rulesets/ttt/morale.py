@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from tankref.core.geometry import Edge, Point
 from tankref.rulesets.ttt.actions import Recover
@@ -60,17 +61,23 @@ def announce_rout(ctx: Context, tank: TankState, clause: str) -> None:
     """Tell the table where a newly Routed tank must drive (TTS draws the point)."""
     if tank.immobilized or not tank.on_board:
         return  # it bails out instead (TTT-MR5)
-    edge, point, leaves = rout_point(ctx.state, tank)
+    state = ctx.state
+    edge, point, leaves = rout_point(state, tank)
     where = f"off the {edge} edge" if leaves else f"to ({point[0]:.1f}, {point[1]:.1f})"
+    # TTT-MR2: it drives once a turn, at the end of its own phase; one that already moved in
+    # this phase (or is stunned) drives at the end of its next.
+    now = tank.player == state.active_player and tank.moved == "none" and tank.stunned != "now"
+    when = "at the end of this phase" if now else "at the end of its next phase"
     ctx.event(
         "routed",
         clause,
-        f"{tank_label(tank)} is Routed: at the end of its phase it drives {where}",
+        f"{tank_label(tank)} is Routed: {when} it drives {where}",
         tank_id=tank.id,
         edge=edge,
         x=round(point[0], 3),
         z=round(point[1], 3),
         leaves_table=leaves,
+        drives_this_phase=now,
     )
 
 
@@ -171,6 +178,8 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     old = tank.morale
     new, clause = morale_after(old, result)
     tank.morale = new
+    if new != old:
+        tank.complication_this_turn = True  # TTT-R1: not a "prior round" until its next phase
     outcome = {"ok": "OK", "shaken": "Shaken!", "routed": "Routed!"}[result]
     line = f"Morale check for {tank_label(tank)} ({why}): green {roll.face} = {outcome}"
     if new != old:
@@ -179,9 +188,12 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
         line += f" Already {old.capitalize()}."
     ctx.say(line)
     ctx.event("morale_check", clause, line, tank_id=tank_id, face=roll.face, before=old, after=new)
+    if new == "shaken" and tank.waiting:
+        lose_wait(ctx, tank, "TTT-MR1", "a Shaken crew cannot Wait")
     if new == "shaken" and old != "shaken" and tank.immobilized:
         # Ruling: Shaken and Immobilized in either order is the TTT-MR4 situation.
         tank.must_recover = True
+        tank.complication_this_turn = True
         ctx.rule(
             "TTT-MR4",
             f"{tank_label(tank)} is Immobilized and now Shaken: its next turn it may only try "
@@ -189,10 +201,30 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
         )
     if new == "routed" and old != "routed":
         tank.must_recover = False
-        tank.waiting = False
+        if tank.waiting:
+            lose_wait(ctx, tank, "TTT-MR2", "a Routed crew drives for its edge")
         announce_rout(ctx, tank, clause)
         if bails_out(old, new, tank.immobilized):
+            report_reverse_bail_out(ctx)
             bail_out(ctx, tank_id, "TTT-MR5", "Routed while Immobilized")
+
+
+def lose_wait(ctx: Context, tank: TankState, clause: str, why: str) -> None:
+    """A Waiting tank whose crew may no longer Wait loses it at once, before it fires."""
+    tank.waiting = False
+    text = f"{tank_label(tank)} loses its Wait: {why}"
+    ctx.say(f"{text}.")
+    ctx.event("wait_lost", clause, text, tank_id=tank.id)
+
+
+def report_reverse_bail_out(ctx: Context) -> None:
+    """TTT-MR5 is printed one way round (Routed, then Immobilized); the referee also applies
+    it the other way round, and says so."""
+    ctx.rule(
+        "TTT-MR5",
+        "printed: a Routed unit that becomes Immobilized bails out; ruling: an Immobilized tank "
+        "whose crew becomes Routed bails out too (it cannot drive for its edge)",
+    )
 
 
 def check_recover(state: TableState, action: Recover) -> TankState:
@@ -220,11 +252,20 @@ def check_recover(state: TableState, action: Recover) -> TankState:
             "TTT-MR6",
             f"{tank_label(tank)} moved fast: it may Recover only after no action but a Normal Move",
         )
-    if tank.smoke_popped or tank.waiting:
+    if tank.smoked or tank.waiting:
+        what = "laid smoke" if tank.smoked else "went into Wait"
         refuse(
             "RECOVER_AFTER_ACTION",
             "TTT-MR6",
-            f"{tank_label(tank)} already acted this turn: it may Recover only after a Normal Move",
+            f"{tank_label(tank)} {what} this turn: it may Recover only after no action but a "
+            "Normal Move",
+        )
+    if tank.complication_this_turn:
+        refuse(
+            "RECOVER_TOO_SOON",
+            "TTT-R1",
+            f"{tank_label(tank)}'s crew got its morale complication this turn: Recover is for "
+            "complications in prior rounds; it may try in its next turn",
         )
     return tank
 
@@ -292,6 +333,20 @@ def recover_attempt(ctx: Context, tank: TankState, lender_id: str | None) -> Non
     tank = ctx.edit(tank.id)
     tank.recover_tried = True
     before = tank.morale
+    # The structured outcome: the player's own Recover is the action's outcome; the ones the
+    # referee rolls at the end of a phase (TTT-MR4) are listed under "recovers".
+    report: dict[str, Any] = {
+        "tank_id": tank.id,
+        "crew": tank.crew,
+        "face": face,
+        "morale_before": before,
+        "recovered": face <= 3,
+        "morale_after": "ok" if face <= 3 else ("routed" if tank.must_recover else before),
+    }
+    if ctx.result.action.get("kind") == "recover":
+        ctx.result.outcome.update(report)
+    else:
+        ctx.result.outcome.setdefault("recovers", []).append(report)
     if face <= 3:
         tank.morale = "ok"
         tank.must_recover = False
@@ -304,6 +359,7 @@ def recover_attempt(ctx: Context, tank: TankState, lender_id: str | None) -> Non
         ctx.say(f"{line}: failed. Shaken and Immobilized, the crew Routs (TTT-MR4).")
         ctx.event("rout", "TTT-MR4", f"{tank_label(tank)} routs", tank_id=tank.id, face=face)
         if tank.immobilized:
+            report_reverse_bail_out(ctx)
             bail_out(ctx, tank.id, "TTT-MR5", "Routed while Immobilized")
         return
     ctx.rule("TTT-R1", "a failed Recover (4-6) changes nothing")

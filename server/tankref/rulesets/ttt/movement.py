@@ -75,7 +75,7 @@ def check_may_drive(state: TableState, tank: TankState) -> None:
         if tank.player != state.active_player:
             refuse("NOT_YOUR_PHASE", "TTT-T1", f"it is {state.active_player}'s phase")
         check_entry_time(state, tank)
-    if tank.must_recover:
+    if tank.bound_to_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
     if tank.morale == "routed":
         refuse(
@@ -109,7 +109,7 @@ def fast_blocker(tank: TankState) -> tuple[str, str, str] | None:
     return None
 
 
-def pivot_blocker(tank: TankState) -> tuple[str, str, str] | None:
+def pivot_blocker(state: TableState, tank: TankState) -> tuple[str, str, str] | None:
     """Why the tank may not turn on the spot now (TTT-F1), if it may not."""
     if tank.moved == "fast":
         return (
@@ -118,14 +118,27 @@ def pivot_blocker(tank: TankState) -> tuple[str, str, str] | None:
             "it moved fast: its facing is fixed until its next turn",
         )
     if tank.best_armour_turned:
-        return "FACING_ALREADY_CHANGED", "TTT-F1", "it already changed facing this turn"
-    if tank.immobilized:
-        return "IMMOBILIZED", "TTT-F1", "it is Immobilized: it cannot turn on the spot"
+        return "FACING_ALREADY_CHANGED", "TTT-F1", facing_used(state, tank)
+    if tank.immobilized and not state.options.immobilized_turns:
+        return (
+            "IMMOBILIZED",
+            "TTT-F1",
+            "it is Immobilized: it cannot turn on the spot (option immobilized_turns false)",
+        )
     if tank.engaged:
         return "MOVE_AFTER_ENGAGE", "TTT-M1", "it has engaged: no facing change after the Engage"
     if tank.waiting:
         return "MOVE_WHILE_WAITING", "TTT-W1", "it is in Wait: it turned before it stopped"
     return None
+
+
+def facing_used(state: TableState, tank: TankState) -> str:
+    """The refusal of a second facing change, saying when the tank's turn began (TTT-F1)."""
+    return (
+        f"it already changed facing in its turn, which began with {state.turn_began(tank)} "
+        "(TTT-F1: once a turn; a tank's turn runs from its own phase through the enemy's phase "
+        "after it)"
+    )
 
 
 @dataclass(frozen=True)
@@ -236,7 +249,7 @@ def check_move(state: TableState, action: Move) -> MovePlan | None:
     pivot = False
     if kind == "none" and entry_edge is None:
         pivot = turned(tank.start_facing, action.facing, options.facing_tolerance)
-        blocked = None if same_facing else pivot_blocker(tank)
+        blocked = None if same_facing else pivot_blocker(state, tank)
         if blocked:
             code, clause, why = blocked
             refuse(code, clause, f"{label} cannot turn: {why}")
@@ -299,7 +312,7 @@ def check_wait(state: TableState, tank_id: str) -> TankState:
         (tank.moved == "fast", "WAIT_AFTER_FAST", "TTT-W1", "it moved fast this turn"),
         (tank.morale == "shaken", "WAIT_WHILE_SHAKEN", "TTT-MR1", "a Shaken crew cannot Wait"),
         (tank.morale == "routed", "ROUTED", "TTT-MR2", "a Routed crew drives for its edge"),
-        (tank.must_recover, "MUST_RECOVER", "TTT-MR4", "it may only try to Recover"),
+        (tank.bound_to_recover, "MUST_RECOVER", "TTT-MR4", "it may only try to Recover"),
         (tank.recover_tried, "ACTION_AFTER_RECOVER", "TTT-R1", "it tried to Recover this turn"),
     ]
     for blocked, code, clause, why in checks:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tankref.core.geometry import distance
 from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, RemoveTank, SetObjective
 from tankref.rulesets.ttt.cards import MORALE_DIE, CardSet
@@ -144,6 +146,7 @@ def do_crew_roll(ctx: Context, action: CrewRoll) -> None:
         todo = sorted((t for t in state.tanks.values() if t.crew == "unknown"), key=lambda t: t.id)
         if not todo:
             refuse("CREW_ALREADY_ROLLED", "TTT-C1", "every crew has been rolled")
+    crews: list[dict[str, Any]] = []
     for tank in todo:
         t = ctx.edit(tank.id)
         crew = t.card.crew
@@ -157,6 +160,7 @@ def do_crew_roll(ctx: Context, action: CrewRoll) -> None:
                 tank_id=t.id,
                 crew="grizzled",
             )
+            crews.append({"tank_id": t.id, "crew": "grizzled", "by_card": True})
             continue
         roll = ctx.bag.roll(MORALE_DIE, 1, f"for the crew of {tank_label(t)}")[0]
         total = roll.face + crew.modifier
@@ -169,3 +173,15 @@ def do_crew_roll(ctx: Context, action: CrewRoll) -> None:
         ctx.event(
             "crew", "TTT-C1", f"{tank_label(t)} is {t.crew}", tank_id=t.id, crew=t.crew, roll=total
         )
+        crews.append(
+            {
+                "tank_id": t.id,
+                "crew": t.crew,
+                "by_card": False,
+                "face": roll.face,
+                "modifier": crew.modifier,
+                "total": total,
+            }
+        )
+    # The structured outcome: each crew rolled, its type and the roll behind it (TTT-C1).
+    ctx.result.outcome["crews"] = crews

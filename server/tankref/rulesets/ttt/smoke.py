@@ -10,6 +10,11 @@ from tankref.rulesets.ttt.state import SmokeScreen, TableState, TankState
 from tankref.rulesets.ttt.turns import require_own_phase
 
 
+def bars_move_engage(ability: SmokeAbility) -> bool:
+    """TTT-SM1: a reusable ability bars Move and Engage that turn, unless its card says not."""
+    return ability.uses > 1 and ability.bars_move_engage
+
+
 def check_smoke(
     state: TableState, action: Smoke
 ) -> tuple[TankState, SmokeAbility, tuple[float, float]]:
@@ -33,13 +38,13 @@ def check_smoke(
         )
     if tank.smoked:
         refuse("SMOKE_ONCE_PER_TURN", "TTT-SM1", f"{label} has already laid smoke this turn")
-    if tank.must_recover:
+    if tank.bound_to_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
     if tank.recover_tried:
         refuse(
             "ACTION_AFTER_RECOVER", "TTT-R1", f"{label} tried to Recover: no other action this turn"
         )
-    if ability.uses > 1 and (tank.moved != "none" or tank.engaged):
+    if bars_move_engage(ability) and (tank.moved != "none" or tank.engaged):
         refuse(
             "SMOKE_AFTER_MOVE",
             "TTT-SM1",
@@ -85,9 +90,15 @@ def do_smoke(ctx: Context, action: Smoke) -> None:
     uses[ability.name] = uses.get(ability.name, 0) + 1
     t.smoke_uses = uses
     t.smoked = True
-    if ability.uses > 1:
+    if bars_move_engage(ability):
         t.smoke_popped = True
         ctx.rule("TTT-SM1", "a reusable smoke ability: no Move or Engage for the rest of this turn")
+    elif ability.uses > 1:
+        ctx.rule(
+            "TTT-SM1",
+            "a reusable smoke ability whose card lets the tank still Move and Engage "
+            "(bars_move_engage = false)",
+        )
     screen = SmokeScreen(
         id=state.next_smoke_id,
         owner=t.player,

@@ -51,10 +51,22 @@ class Options(BaseModel):
         allow_inf_nan=False,
         description="TTT-E2 (option: arc width): half-width of the rear arc, degrees.",
     )
-    best_armour: Literal["auto", "never"] = Field(
+    best_armour: Literal["auto", "ask", "never"] = Field(
         default="auto",
         description="TTT-E3: auto = the referee turns the target's best armour to the shot "
-        "(using its facing change); never = no turn.",
+        '(using its facing change); ask = the target\'s owner decides ("can" turn: it may '
+        "decline), the Engage answered DECISION_NEEDED until it does; never = no turn.",
+    )
+    immobilized_turns: bool = Field(
+        default=False,
+        description="TTT-E3/TTT-F1 (not printed): false = an Immobilized tank cannot turn its "
+        "best armour to a shot or turn on the spot (broken tracks); true = it still can.",
+    )
+    concealment: Literal["accuracy", "cover"] = Field(
+        default="accuracy",
+        description="TTT-CN1: accuracy = light/heavy concealment takes 1/2 Accuracy dice off "
+        "the shooter; cover = it is a Cover-style bonus added to the armour against "
+        "penetration instead.",
     )
     cover: Literal["armour", "literal"] = Field(
         default="armour",
@@ -176,6 +188,10 @@ class TankState(BaseModel):
     turret_jammed: bool = False
     stunned: Stun = "no"
     must_recover: bool = False  # TTT-MR4
+    # A morale complication (Shaken, Routed, TTT-MR4) arrived since this tank's own phase
+    # began: it is "this round", not a prior one, until its next phase begins (TTT-R1,
+    # TTT-MR4, TTT-MR6). The one piece of phase-boundary bookkeeping the morale rules read.
+    complication_this_turn: bool = False
     smoke_uses: dict[str, int] = Field(default_factory=dict)
     # --- this tank's cycle: reset at the start of its owner's phase ---
     start_x: float = 0.0
@@ -221,6 +237,12 @@ class TankState(BaseModel):
     def grizzled(self) -> bool:
         return self.crew == "grizzled"
 
+    @property
+    def bound_to_recover(self) -> bool:
+        """TTT-MR4: Shaken and Immobilized, it "may only try to Recover" -- in its next turn,
+        so not yet in the turn the complication arrived."""
+        return self.must_recover and not self.complication_this_turn
+
 
 class DeckState(BaseModel):
     """The table's damage deck: drawn without replacement, reshuffled when empty (TTT-E7)."""
@@ -247,7 +269,10 @@ class TableState(BaseModel):
     turn: int = 0
     phase: int = 0  # index into ``order``
     objective: tuple[float, float] | None = None
-    objective_clear_phases: int = 0  # phases ended with no defender near it (TTT-S3)
+    objective_clear_phases: int = 0  # whole phases with no defender near it (TTT-S3)
+    # A non-routed defender was near the objective at some moment of this phase (TTT-S3):
+    # such a phase does not count toward the attacker's full turn.
+    objective_held_this_phase: bool = True
     tanks: dict[str, TankState] = Field(default_factory=dict)
     terrain: dict[str, TerrainPiece] = Field(default_factory=dict)
     smoke: tuple[SmokeScreen, ...] = ()
@@ -274,6 +299,16 @@ class TableState(BaseModel):
             if p.id == player_id:
                 return p
         raise KeyError(player_id)
+
+    def turn_began(self, tank: TankState) -> str:
+        """When ``tank``'s own turn (its cycle: its phase and the enemy's phase after it) began,
+        in words, for messages about things allowed once a turn (TTT-F1)."""
+        turn = self.turn
+        if tank.player != self.active_player and self.order.index(tank.player) > self.phase:
+            turn -= 1  # the enemy moves first: the tank's turn began in the previous game turn
+        if turn < 1:
+            return "the start of the game (it has had no phase yet)"
+        return f"{tank.player}'s phase of turn {turn}"
 
     def enemy_of(self, player_id: str) -> str:
         return self.order[1] if self.order[0] == player_id else self.order[0]

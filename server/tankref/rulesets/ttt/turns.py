@@ -125,6 +125,8 @@ def begin_phase(ctx: Context) -> None:
         t.moved = "none"
         t.facing_changed = t.best_armour_turned = t.engaged = t.waiting = False
         t.recover_tried = t.smoked = t.smoke_popped = t.reroll_used = False
+        # Complications before this phase are now "prior rounds" (TTT-R1, TTT-MR4).
+        t.complication_this_turn = False
         if t.stunned == "next":
             t.stunned = "now"
             ctx.event(
@@ -153,6 +155,7 @@ def begin_phase(ctx: Context) -> None:
                 "smoke_gone", "TTT-SM4", f"Smoke {screen.id} clears", smoke_id=screen.id, strength=0
             )
     state.smoke = tuple(screens)
+    state.objective_held_this_phase = bool(defenders_near(state))
     ctx.event(
         "phase_started",
         "TTT-T1",
@@ -163,8 +166,6 @@ def begin_phase(ctx: Context) -> None:
 
 
 def do_end_phase(ctx: Context, action: EndPhase) -> None:
-    from tankref.rulesets.ttt.movement import rout_move
-
     state = ctx.state
     require_playing(state)
     player = state.active_player
@@ -178,14 +179,7 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
     for tank in sorted(state.tanks.values(), key=lambda t: t.id):
         if tank.player != player or not tank.on_board:
             continue
-        if tank.must_recover and not tank.recover_tried:
-            ctx.rule(
-                "TTT-MR4", f"{tank_label(tank)} did not try to Recover: the referee rolls it now"
-            )
-            recover_attempt(ctx, tank, None)
-        tank = ctx.state.tanks[tank.id]
-        if tank.on_board and tank.morale == "routed" and not tank.immobilized:
-            rout_move(ctx, tank.id)
+        end_of_phase_duties(ctx, tank)
     ctx.say(f"{player} ends the phase.")
     # A Routed tank driving off (or bailing out) may leave a side with no tanks: the game ends
     # here, before the objective or the turn limit is judged and before a new phase begins.
@@ -208,6 +202,57 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
     begin_phase(ctx)
 
 
+def end_of_phase_duties(ctx: Context, tank: TankState) -> None:
+    """What the referee does for a tank at the end of its owner's phase: the TTT-MR4 Recover
+    it did not try, and the Routed drive (TTT-MR2). Each only when the tank's turn allows it:
+    a stunned crew takes no action (TTT-E7), a complication from this very turn waits for the
+    next (TTT-MR4), and a Routed tank that already moved this turn drives next turn."""
+    from tankref.rulesets.ttt.movement import rout_move
+
+    label = tank_label(tank)
+    stunned = tank.stunned == "now"
+    if tank.must_recover and not tank.recover_tried:
+        if stunned:
+            ctx.rule(
+                "TTT-E7",
+                f"{label}'s crew is stunned: no Recover this phase, not even the referee's "
+                "(TTT-MR4 waits for its next phase)",
+            )
+        elif tank.complication_this_turn:
+            ctx.rule(
+                "TTT-MR4",
+                f"{label} became Shaken and Immobilized this turn: it must try to Recover in its "
+                "next turn, not now",
+            )
+        else:
+            ctx.rule("TTT-MR4", f"{label} did not try to Recover: the referee rolls it now")
+            recover_attempt(ctx, tank, None)
+    tank = ctx.state.tanks[tank.id]
+    if not (tank.on_board and tank.morale == "routed" and not tank.immobilized):
+        return
+    if stunned:
+        ctx.rule(
+            "TTT-E7",
+            f"{label}'s crew is stunned: it does not drive this phase; it drives for its edge "
+            "at the end of its next phase",
+        )
+    elif tank.moved != "none":
+        ctx.rule(
+            "TTT-MR2",
+            f"{label} was Routed after it moved this turn: a Routed tank drives once a turn, so "
+            "it drives for its edge at the end of its next phase",
+        )
+    else:
+        rout_move(ctx, tank.id)
+
+
+def watch_objective(ctx: Context) -> None:
+    """TTT-S3: a defender near the objective at any moment of a phase holds that phase."""
+    state = ctx.state
+    if state.scenario.kind == "objective" and not state.objective_held_this_phase:
+        state.objective_held_this_phase = bool(defenders_near(state))
+
+
 def defenders_near(state: TableState) -> list[TankState]:
     """TTT-S3: defending tanks, neither Routed nor destroyed, within 12\" of the objective."""
     if state.objective is None:
@@ -228,7 +273,16 @@ def objective_check(ctx: Context, ended_turn: int | None) -> None:
     if state.scenario.kind != "objective":
         return
     near = defenders_near(state)
-    state.objective_clear_phases = 0 if near else state.objective_clear_phases + 1
+    # A phase counts only when no defender was near at any moment of it: "one full turn"
+    # starts from the moment the last one left, not from the end of that phase.
+    held = bool(near) or state.objective_held_this_phase
+    if held and not near:
+        ctx.rule(
+            "TTT-S3",
+            'a defender was within 12" of the objective during this phase: the full turn '
+            "counts from the moment the last one left, so this phase does not count",
+        )
+    state.objective_clear_phases = 0 if held else state.objective_clear_phases + 1
     if state.objective_clear_phases >= 2:
         game_over(
             ctx,
