@@ -164,6 +164,7 @@ class FakeTTS:
         self.global_state = ""
         self.global_runtime: Any = None
         self.global_lines: list[Any] = []
+        self.save_lines: list[Any] = []
         self.global_menu_items: list[tuple[str, Any, Any]] = []
         self.chat: list[Chat] = []
         self.errors: list[str] = []
@@ -204,6 +205,10 @@ class FakeTTS:
 
     def _load_objects(self, save: dict[str, Any]) -> None:
         tts = self
+        # The save's VectorLines (points3 and an r/g/b colour, the save format) are the Global
+        # lines a script then reads with Global.getVectorLines() (points and a colour list).
+        tts.global_lines = [_line_from_save(line) for line in save.get("VectorLines", [])]
+        tts.save_lines = copy.deepcopy(tts.global_lines)  # for tests: what the save drew
         for state in save["ObjectStates"]:
             t = state["Transform"]
             obj = FakeObject(
@@ -621,6 +626,18 @@ class FakeTTS:
 
     def said(self, fragment: str) -> bool:
         return any(fragment in c.text for c in self.chat)
+
+
+def _line_from_save(line: dict[str, Any]) -> dict[str, Any]:
+    colour = line.get("color", {})
+    out: dict[str, Any] = {
+        "points": [[p["x"], p["y"], p["z"]] for p in line["points3"]],
+        "color": [colour.get("r", 1.0), colour.get("g", 1.0), colour.get("b", 1.0)],
+        "thickness": line.get("thickness", 0.1),
+    }
+    if "loop" in line:
+        out["loop"] = line["loop"]
+    return out
 
 
 def _vector(lua: Any, xyz: list[float]) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 
 import fakeworld
 import httpx
+from faketts import FakeTTS
 from ttsplay import Game, Table, fight, guid_of
 
 from serverkit import LiveReferee
@@ -29,6 +30,11 @@ def ring_radii(lines: list[dict[str, Any]]) -> list[float]:
     return sorted(radii)
 
 
+def drawn(tts: FakeTTS) -> list[dict[str, Any]]:
+    """The script's lines: Global's lines less what the save drew (round terrain's rings)."""
+    return [line for line in tts.global_lines if line not in tts.save_lines]
+
+
 def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) -> None:
     # Blue's Sherman starts facing east, so Red's first shot comes into its side arc and the
     # referee turns its best armour (the model must follow).
@@ -37,7 +43,7 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     )
     game = Game(tts, referee.url, tts.tagged("tankref_board")[0].guid)
     r1, b1 = guid_of(tts, "Red 1"), guid_of(tts, "Blue 1")
-
+    assert ring_radii(tts.save_lines), "the save draws its round terrain's rings"
     game.press("New table")
     assert tts.said("tankref: table ")
     table = game.read()
@@ -88,7 +94,7 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
 
     # Turn 2, Red: smoke (a -2 screen: rings at 6" and 12"), then fire.
     game.order(r1, "Smoke")
-    assert ring_radii(tts.global_lines) == [6.0, 12.0]
+    assert ring_radii(drawn(tts)) == [6.0, 12.0]
     scene = game.read("/scene")  # the rings are the referee's scene, as it draws them
     assert sorted(r["radius"] for r in scene["rings"]) == [6.0, 12.0]
     assert any(url.endswith("/scene") for _, url, _ in tts.requests)
@@ -112,7 +118,7 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
 
     # Turn 3: the screen thins to -1 at the start of Red's phase: one ring left.
     assert game.summary()["turn"] == 3
-    assert ring_radii(tts.global_lines) == [6.0]
+    assert ring_radii(drawn(tts)) == [6.0]
     while game.summary()["status"] == "playing":
         summary = game.summary()
         own, enemy = (r1, b1) if summary["active_player"] == "Red" else (b1, r1)
@@ -129,7 +135,9 @@ def test_a_short_game_through_the_lua(referee: LiveReferee, tts_table: Table) ->
     headlines = [c.text for c in tts.chat if c.kind == "broadcast"]
     assert len(headlines) == 2, headlines
     assert headlines[0].startswith("tankref: table ") and headlines[1].startswith("Victory: Red!")
-    assert ring_radii(tts.global_lines) == []  # the smoke has cleared
+    assert ring_radii(drawn(tts)) == []  # the smoke has cleared
+    # ...and the save's own rings (round terrain) outlived every redraw, each once.
+    assert [line for line in tts.global_lines if line in tts.save_lines] == tts.save_lines
     views: dict[str, Any] = {}  # each tank as the last log entry that changed it drew it
     for entry in game.read("/log?limit=500")["entries"]:
         views.update({t["tank_id"]: t for t in entry["tanks"]})
@@ -175,8 +183,8 @@ def test_turning_in_place_and_mortar_smoke_where_the_player_points(
     tts.settle()
     smoke = game.read()["state"]["smoke"]
     assert [(s["x"], s["z"], s["strength"]) for s in smoke] == [(-12.0, 12.0, 1)]
-    assert ring_radii(tts.global_lines) == [6.0]
-    ring = tts.global_lines[0]["points"]
+    assert ring_radii(drawn(tts)) == [6.0]
+    ring = drawn(tts)[0]["points"]
     assert abs(sum(p[0] for p in ring[:-1]) / (len(ring) - 1) + 12.0) < 0.01
 
 
@@ -191,4 +199,4 @@ def test_the_objective_scenario_posts_the_objective(referee: LiveReferee, tts_ta
     assert table["state"]["scenario"]["kind"] == "objective"
     assert table["state"]["objective"] == [0.0, 0.0]
     assert [t["tank_id"] for t in table["tanks"]] == [guid_of(tts, "Blue 1")]  # deployed near it
-    assert 12.0 in ring_radii(tts.global_lines)  # the objective's 12" ring
+    assert 12.0 in ring_radii(drawn(tts))  # the objective's 12" ring

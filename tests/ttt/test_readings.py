@@ -157,6 +157,25 @@ def test_best_armour_ask_over_http_same_request_id_TTT_E3(referee: LiveReferee) 
     assert len(table.log()) == len(before[1]) + 1
 
 
+def test_a_decision_the_table_does_not_ask_for_is_a_422_TTT_E3(referee: LiveReferee) -> None:
+    """TTT-E3 with best_armour auto: an Engage carrying best_armour is refused as a value the
+    table does not take (422 naming action.best_armour), before any die; nothing changes."""
+    table = new_server_table(referee.url, dice={"source": "server"})
+    table.ok(table.put_tank("R1", card="tiger-i", player="Red", x=0, z=-20, facing=90))
+    table.ok(table.put_tank("B1", card="m4a1-sherman", player="Blue", x=0, z=20, facing=180))
+    table.ok(table.act({"kind": "crew_roll"}))
+    table.ok(table.act({"kind": "start_game"}))
+    table.ok(table.act({"kind": "end_phase"}))  # Blue's phase
+    before = table.snapshot()
+    shot = {"kind": "engage", "tank_id": "B1", "target_id": "R1", "best_armour": "stay"}
+    reply = table.act(shot)
+    assert reply.status_code == 422, reply.text
+    body = reply.json()
+    assert body["code"] == "DECISION_NOT_ASKED" and body["clause"] == "TTT-E3"
+    assert body["field"] == "action.best_armour"
+    assert table.snapshot() == before
+
+
 # --- TTT-E3/TTT-F1, option immobilized_turns ------------------------------------------------------
 
 

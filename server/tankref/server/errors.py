@@ -25,7 +25,15 @@ log = logging.getLogger("tankref.server")
 # Engine codes that mean "no such thing" rather than "the rules say no".
 _NOT_FOUND = {"UNKNOWN_TANK"}
 # Engine codes about a value in the request body rather than the state of the game.
-_BAD_VALUE = {"UNKNOWN_CARD", "UNKNOWN_PLAYER", "UNKNOWN_DIE", "BAD_FACE", "TWO_PLAYERS"}
+# A value the table does not take (a decision it does not ask for is as unwanted as a card).
+_BAD_VALUE = {
+    "UNKNOWN_CARD",
+    "UNKNOWN_PLAYER",
+    "UNKNOWN_DIE",
+    "BAD_FACE",
+    "TWO_PLAYERS",
+    "DECISION_NOT_ASKED",
+}
 
 
 class ApiError(Exception):
