@@ -64,9 +64,7 @@ def test_a_lost_answer_is_retried_under_the_same_request_id(
     game = _game(tts_table, referee.url)
     tts = game.tts
     r1 = guid_of(tts, "Red 1")
-    game.press("New table")
-    game.press("Crew roll")
-    game.press("Start game")
+    game.begin()
     tts.drop_replies.append("/actions")  # the referee gets it; the answer never comes back
     game.order(r1, "Wait")
     assert tts.said("no referee answers") and tts.said("Retry")
@@ -121,9 +119,7 @@ def test_an_undo_from_another_device_puts_the_model_back(
     game = _game(tts_table, referee.url)
     tts = game.tts
     r1 = guid_of(tts, "Red 1")
-    game.press("New table")
-    game.press("Crew roll")
-    game.press("Start game")
+    game.begin()
     game.drive(r1, -8.0, -18.0, 10.0)
     undo = httpx.post(
         f"{referee.url}/tables/{game.table_id}/undo",

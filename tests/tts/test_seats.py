@@ -33,9 +33,7 @@ def test_blue_may_not_move_reds_tank_it_goes_back_and_nothing_is_sent(
     game = _game(tts_table, referee.url)
     tts = game.tts
     r1 = guid_of(tts, "Red 1")
-    game.press("New table")
-    game.press("Crew roll")
-    game.press("Start game")
+    game.begin()
     before, puts = game.read(), _puts(game, r1)
     tts.drop(r1, -8.0, -15.0, 0.0, color="Blue")  # Blue's player drags Red's Tiger
     tts.settle()
@@ -101,9 +99,7 @@ def test_players_paint_survives_every_redraw(referee: LiveReferee, tts_table: Ta
     r1, b1 = guid_of(tts, "Red 1"), guid_of(tts, "Blue 1")
     tts.paint([(0.0, 1.0, 0.0), (5.0, 1.0, 5.0)], color="Blue")
     drawn = [line for line in tts.global_lines if line not in tts.save_lines]
-    game.press("New table")
-    game.press("Crew roll")
-    game.press("Start game")
+    game.begin()
     game.engage(r1, b1)  # a line of fire drawn and redrawn
     tts.skip(5)
     game.press("End phase")
@@ -194,9 +190,7 @@ def test_only_the_host_ends_the_game_or_takes_an_action_back(
     game = _game(tts_table, referee.url)
     tts = game.tts
     r1 = guid_of(tts, "Red 1")
-    game.press("New table")
-    game.press("Crew roll")
-    game.press("Start game")
+    game.begin()
     game.order(r1, "Wait")
     tts.say("!tankref undo", color="Blue")
     tts.say("!tankref end we are tired", color="Blue")
@@ -225,9 +219,7 @@ def test_a_point_order_on_covered_ground_works_from_the_objects_menu(
     spot = (round(hedge.position[0] - 4.0, 2), round(hedge.position[2] + 0.2, 2))
     b = tts.get(b1)
     b.position = [spot[0], b.position[1], b.position[2]]  # set up within mortar range
-    game.press("New table")
-    game.press("Crew roll")
-    game.press("Start game")
+    game.begin()
     game.press("End phase")
     game.order(b1, "Smoke")
     assert hedge in tts.covering(*spot)  # the hedge covers the spot

@@ -73,9 +73,7 @@ def test_a_card_asked_for_survives_a_save_and_reload_TTT_E7(
     game = Game(tts, referee.url, tts.tagged("tankref_board")[0].guid)
     r1, b1 = guid_of(tts, "Red 1"), guid_of(tts, "Blue 1")
     tts.say("!tankref cards table")
-    game.press("New table")
-    game.press("Crew roll")
-    game.press("Start game")
+    game.begin()
     game.engage(r1, b1)
     waiting = game.saved["pending"]
     assert waiting["card_wanted"]["die"] == "damage_card"

@@ -58,6 +58,11 @@ class Game:
         self.tts.click(self.board, label)
         self.tts.settle()
 
+    def begin(self) -> None:
+        """New table, crew roll, start: the first turn's first phase, as the host plays it."""
+        for label in ("New table", "Crew roll", "Start game"):
+            self.press(label)
+
     def seat(self, guid: str) -> str:
         """The seat of the model's side (its side: tag): its own player gives its orders."""
         side = next((t[5:] for t in self.tts.get(guid).tags if t.startswith("side:")), "Red")
