@@ -380,8 +380,8 @@ class Referee:
             repeated = self._repeated(host, request_id, request_sha)
             if repeated is not None:
                 return repeated
-            if dice is not None and dice.damage_card is not None:
-                _refuse_unwanted_card(host)
+            if dice is not None:
+                dice = _allowed_dice(host, dice)
             action = build(host.state)
             if action is None:
                 if request_id is not None:  # spent: the same id must never apply later
@@ -522,10 +522,33 @@ class Referee:
         return self.store.entries(host.id, after, limit)
 
 
-def _refuse_unwanted_card(host: TableHost) -> None:
-    """Up front, before any dice: a card is only taken from a table that draws its own."""
-    if host.rules.dice_state(host.state).damage_cards == "table":
-        return
+def _allowed_dice(host: TableHost, dice: SuppliedDice) -> SuppliedDice | None:
+    """Up front, before any dice: faces are only taken from a table that rolls its own, a
+    card only from one that draws its own. On a server-dice table the token holder must not
+    choose the dice (the card of a physical damage deck is still the table's to send); an
+    empty ``dice`` there is dropped, so it cannot turn the referee's dice into the table's.
+    The dice to adjudicate with."""
+    source = host.rules.dice_state(host.state)
+    if dice.faces and source.source == "server":
+        raise ApiError(
+            409,
+            "SERVER_DICE",
+            "dice.faces: this table's dice are rolled by the referee (dice.source: server); "
+            "it takes no faces from the table: send the action without dice.faces",
+            field="dice.faces",
+        )
+    if source.source == "server" and dice.damage_card is None:
+        return None
+    if dice.damage_card is None or source.damage_cards == "table":
+        return dice
+    if source.source == "server" and host.rules.damage_deck:
+        raise ApiError(
+            409,
+            "SERVER_DICE",
+            "dice.damage_card: this table's referee rolls the dice and draws the damage cards "
+            "(dice.source: server, dice.damage_cards: referee); send the action without a card",
+            field="dice.damage_card",
+        )
     if host.rules.damage_deck:
         why = "this table's referee draws the damage cards (dice.damage_cards: referee)"
     else:
