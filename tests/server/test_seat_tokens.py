@@ -5,12 +5,17 @@ seat token asks only for its own player and does nothing else; seat tokens stay 
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from serverkit import LiveReferee, Table, duel, live_referee, new_table
+from tankref import cli
+from tankref.core.timeline import result_digest
 
 ENGAGE = {"kind": "engage", "tank_id": "R1", "target_id": "B1"}
 
@@ -127,3 +132,31 @@ def test_seat_tokens_stay_secret_and_survive_a_restart(tmp_path: Path) -> None:
         done = again.ok(void(again, shot, "Blue", seat="Blue"))["entry"]
         assert done["kind"] == "void"
         again.close()
+
+
+def test_verify_fails_a_void_forged_by_one_credential(
+    referee: LiveReferee, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An export whose void was asked by the table's token and Blue's seat, rewritten so the
+    table's token asked for both: the real ``tankref verify`` exits 1 at the void."""
+    table = duel(referee.url, dice_source="server")
+    shot = table.ok(table.act(ENGAGE))["seq"]
+    table.ok(void(table, shot, "Red"))
+    done = table.ok(void(table, shot, "Blue", seat="Blue"))["seq"]
+    table.ok(table.http.post(table.path("/end"), json={"request_id": "end"}))
+    doc = table.ok(table.http.get(table.path("/export")))
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(doc))
+    assert cli.main(["verify", str(path)]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+
+    forged = copy.deepcopy(doc)
+    event = next(e for e in forged["events"] if e["seq"] == done)
+    event["action"]["credential"] = "table"
+    event["result"]["action"]["credential"] = "table"
+    event["result_sha256"] = result_digest(event["result"])
+    path.write_text(json.dumps(forged))
+    assert cli.main(["verify", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"MISMATCH event {done} (void {shot})" in out
+    assert "one credential asks once" in out
