@@ -126,6 +126,10 @@ class Table:
         )
         self._n = 0
 
+    def seat(self, player: str) -> dict[str, str]:
+        """The headers of a write with ``player``'s own seat token (a void, their seed)."""
+        return {"Authorization": f"Bearer {self.created['seat_tokens'][player]}"}
+
     def path(self, rest: str = "") -> str:
         return f"/tables/{self.id}{rest}"
 

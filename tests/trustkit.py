@@ -82,10 +82,14 @@ async def _play(ref: Referee, host: TableHost, events: int, rng: random.Random, 
                 await act({"kind": "engage", "tank_id": view.tank_id, "target_id": target})
                 shot = host.seq
                 if rng.random() < 0.04:  # both players void the shot
-                    for who in ("Red", "Blue"):
-                        await control({"control": "void", "seq": shot, "player": who})
+                    for who, cred in (("Red", "table"), ("Blue", "seat")):
+                        await control(
+                            {"control": "void", "seq": shot, "player": who, "credential": cred}
+                        )
                 elif rng.random() < 0.03:  # one asks; the next action lapses the request
-                    await control({"control": "void", "seq": shot, "player": player})
+                    await control(
+                        {"control": "void", "seq": shot, "player": player, "credential": "table"}
+                    )
             elif "recover" in allowed:
                 await act({"kind": "recover", "tank_id": view.tank_id})
             elif "move" in allowed and roll < 0.8:

@@ -117,7 +117,7 @@ local function send(job)
         render.say("tankref: the model is back where the referee has it.")
       end
     end
-  end)
+  end, job.seat)
 end
 
 -- POST an action ({kind = ..., ...}); `label` names it in messages; `by` ({seat,
@@ -135,8 +135,9 @@ function M.act(action, label, by)
   })
 end
 
--- POST a table control (`name`: "end", "undo"; `fields` beside the request id): the host's.
-function M.control(name, fields, label)
+-- POST a table control (`name`: "end", "undo", "void"; `fields` beside the request id): the
+-- host's, or with `seat` (a side) sent with that side's own seat token.
+function M.control(name, fields, label, seat)
   if not model.has_table() then
     render.warn("tankref: no table yet. Choose 'New table' on the tankref board first.")
     return
@@ -145,7 +146,7 @@ function M.control(name, fields, label)
   for k, v in pairs(fields or {}) do
     body[k] = v
   end
-  send({ method = "POST", path = referee.path_control(name), body = body, label = label })
+  send({ method = "POST", path = referee.path_control(name), body = body, label = label, seat = seat })
 end
 
 -- POST /tables (`what` names it, `setup` is the setup's key); on_table_created gets the reply.

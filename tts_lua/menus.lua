@@ -168,7 +168,7 @@ end
 
 local function table_created(job, outcome)
   picker.cancel()
-  model.new_table(outcome.body.table_id, outcome.body.token)
+  model.new_table(outcome.body.table_id, outcome.body.token, outcome.body.seat_tokens)
   model.state.table_ruleset = job.body.ruleset
   model.state.table_setup = job.table_setup
   model.state.players = (outcome.body.table or {}).players
@@ -317,6 +317,22 @@ function M.install()
   M.draw_board()
 end
 
+-- "!tankref void [EVENT]": the typing player's side asks to void the latest roll (or EVENT);
+-- it is voided once every side has asked, each with its own seat token.
+function M.void(colour, seq)
+  local side = seats.side_of(colour)
+  if side == nil then
+    render.warn("tankref: " .. util.str(seats.who(colour)) .. " sits at no side of this table: only a side's own seat asks to void.")
+    return
+  end
+  seq = seq or model.state.last_rolled
+  if seq == nil then
+    render.warn("tankref: no roll to void yet.")
+    return
+  end
+  actions.control("void", { seq = seq, player = side }, "Void (" .. util.str(side) .. ")", side)
+end
+
 -- "!tankref url http://host:port" in chat points the table at another referee; "!tankref
 -- cards table|referee" says who draws the damage cards at the next table (both for the host or
 -- a promoted player: the host's scripts send the table's token to that URL); "!tankref card
@@ -358,6 +374,11 @@ function M.chat(message, sender)
       end
       actions.control("end", { reason = text }, "End of game")
     end
+    return false
+  end
+  -- A void is each side's own ask, sent with its seat token: the side of the player who typed.
+  if string.match(message, "^!tankref void") then
+    M.void(colour, tonumber(string.match(message, "^!tankref void%s+(%d+)")))
     return false
   end
   if string.match(message, "^!tankref undo") then

@@ -12,6 +12,8 @@ M.state = {
   url = M.DEFAULT_URL,
   table_id = nil,
   token = nil,
+  seat_tokens = nil, -- side -> that side's own seat token (a void, its seed): secrets, like token
+  last_rolled = nil, -- seq of the latest entry drawn that rolled dice ("!tankref void" voids it)
   seq = 0, -- every log entry up to here has been drawn
   counter = 0,
   session = nil,
@@ -64,9 +66,11 @@ function M.has_table()
   return M.state.table_id ~= nil and M.state.token ~= nil
 end
 
-function M.new_table(table_id, token)
+function M.new_table(table_id, token, seat_tokens)
   M.state.table_id = table_id
   M.state.token = token
+  M.state.seat_tokens = seat_tokens or {}
+  M.state.last_rolled = nil
   M.state.seq = 0
   M.state.smoke = {}
   M.state.pending = nil

@@ -14,8 +14,11 @@ M.POLL_TIMEOUT = 40
 local queue = {}
 local busy = false
 
-local function auth()
-  return { Authorization = "Bearer " .. (model.state.token or "") }
+-- The table's token, or the seat token of `side` where a write is that side's own (a void):
+-- a table from before seat tokens has none, and the table's token asks for its seat.
+local function auth(side)
+  local seat = side ~= nil and (model.state.seat_tokens or {})[side] or nil
+  return { Authorization = "Bearer " .. (seat or model.state.token or "") }
 end
 
 local function pump()
@@ -35,8 +38,8 @@ local function pump()
   end)
 end
 
-function M.write(method, path, body, done)
-  table.insert(queue, { method = method, path = path, body = body, headers = auth(), done = done })
+function M.write(method, path, body, done, side)
+  table.insert(queue, { method = method, path = path, body = body, headers = auth(side), done = done })
   pump()
 end
 

@@ -356,6 +356,11 @@ function M.entry(entry)
   if entry.table ~= nil then
     model.state.status = entry.table.status
   end
+  if #(result.rolls or {}) > 0 and (entry.action or {}).control == nil then
+    model.state.last_rolled = entry.seq
+  elseif entry.kind == "void" or entry.kind == "undo" then
+    model.state.last_rolled = nil -- taken back: name the event to void (!tankref void N)
+  end
   M.lines()
 end
 

@@ -309,7 +309,9 @@ def test_undone_and_voided_entries_stay_in_the_log_marked(browser: Any, tmp_path
         shot = engage(table, "R1", "B1", {"white": [1, 1, 1, 1]})
         for player in ("Red", "Blue"):
             body = {"request_id": f"v-{player}", "seq": shot, "player": player}
-            void = table.ok(table.http.post(table.path("/void"), json=body))["seq"]
+            void = table.ok(
+                table.http.post(table.path("/void"), json=body, headers=table.seat(player))
+            )["seq"]
         shot_row = f'#log > li.is-taken-back[data-seq="{shot}"]'
         page.wait_for_selector(f'{shot_row} .taken-back:has-text("voided by #{void}")')
         page.wait_for_selector("#board .line-of-fire", state="detached")  # taken back too

@@ -154,7 +154,7 @@ def test_across_tables_the_cli_and_a_restart(
 def void(table: Table, seq: int) -> None:
     for player in ("Red", "Blue"):
         body = {"request_id": table.next_id(), "seq": seq, "player": player}
-        table.ok(table.http.post(table.path("/void"), json=body))
+        table.ok(table.http.post(table.path("/void"), json=body, headers=table.seat(player)))
 
 
 def test_a_voided_shot_no_longer_counts(referee: LiveReferee) -> None:

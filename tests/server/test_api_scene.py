@@ -125,5 +125,5 @@ def test_a_voided_shot_takes_its_line_of_fire_back(referee: LiveReferee) -> None
     assert scene(table)["line_of_fire"]["seq"] == shot["seq"]
     for player in ("Red", "Blue"):
         body = {"request_id": f"void-{player}", "seq": shot["seq"], "player": player}
-        table.ok(table.http.post(table.path("/void"), json=body))
+        table.ok(table.http.post(table.path("/void"), json=body, headers=table.seat(player)))
     assert scene(table)["line_of_fire"] is None

@@ -15,8 +15,10 @@ from serverkit import LiveReferee, Table, duel, live_referee, new_table
 MISS = {"faces": {"white": [1, 1, 1, 1]}}  # the Tiger's four Accuracy dice, all blank
 
 
-def post(table: Table, path: str, **body: Any) -> httpx.Response:
-    return table.http.post(table.path(path), json=body)
+def post(
+    table: Table, path: str, *, headers: dict[str, str] | None = None, **body: Any
+) -> httpx.Response:
+    return table.http.post(table.path(path), json=body, headers=headers)
 
 
 def without_counter(state: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +89,9 @@ def test_void_needs_both_players_and_keeps_the_dice_spent(referee: LiveReferee) 
     assert body["field"] == "player"
     assert table.snapshot() == snapshot
 
-    done = table.ok(post(table, "/void", request_id="v4", seq=seq, player="Red"))
+    done = table.ok(
+        post(table, "/void", request_id="v4", seq=seq, player="Red", headers=table.seat("Red"))
+    )
     assert done["entry"]["kind"] == "void"
     assert done["entry"]["result"]["outcome"] == {"voided": seq, "players": ["Blue", "Red"]}
     after = table.read()
@@ -198,7 +202,10 @@ def test_restart_rebuilds_undo_and_void_exactly(tmp_path: Path) -> None:
         table.ok(post(table, "/undo", request_id="u1"))
         shot = table.ok(table.act({"kind": "engage", "tank_id": "R1", "target_id": "B1"}))
         for n, who in enumerate(("Red", "Blue")):
-            table.ok(post(table, "/void", request_id=f"v{n}", seq=shot["seq"], player=who))
+            seat = table.seat(who) if who == "Blue" else None  # Red: the host's table token
+            table.ok(
+                post(table, "/void", request_id=f"v{n}", seq=shot["seq"], player=who, headers=seat)
+            )
         table.ok(table.act({"kind": "engage", "tank_id": "R1", "target_id": "B1"}))
         table.ok(post(table, "/void", request_id="v9", seq=shot["seq"] + 3, player="Red"))
         first = table.read()
@@ -209,6 +216,9 @@ def test_restart_rebuilds_undo_and_void_exactly(tmp_path: Path) -> None:
         assert again.read() == first
         assert again.log() == log
         # The pending request survived the restart: Blue completes it.
-        done = again.ok(post(again, "/void", request_id="v10", seq=shot["seq"] + 3, player="Blue"))
+        blue = again.seat("Blue")
+        done = again.ok(
+            post(again, "/void", request_id="v10", seq=shot["seq"] + 3, player="Blue", headers=blue)
+        )
         assert done["entry"]["kind"] == "void"
         again.close()

@@ -105,6 +105,7 @@ class Done:
 class PendingVoid:
     seq: int
     players: tuple[str, ...]  # who has asked so far
+    table_asked: bool = False  # one of them asked with the table's token, not a seat's
 
 
 @dataclass(frozen=True)
@@ -349,7 +350,9 @@ class Timeline:
                 f"event {top.seq} ({_spoken(top.action)}) rolled no dice: undo it instead",
                 {"seq": top.seq},
             )
-        asked = self.pending.players if self.pending and self.pending.seq == top.seq else ()
+        same = self.pending if self.pending and self.pending.seq == top.seq else None
+        asked = same.players if same else ()
+        by_table = _void_credential(action) == "table"
         if player in asked:
             raise RulesError(
                 "VOID_ALREADY_ASKED",
@@ -357,6 +360,16 @@ class Timeline:
                 f"player: {player} has already asked to void event {top.seq}; the other "
                 "player must ask too",
                 {"field": "player", "seq": top.seq},
+            )
+        if by_table and same is not None and same.table_asked:
+            # One credential voting twice would let the token holder re-roll any shot.
+            raise RulesError(
+                "VOID_NEEDS_TWO_SEATS",
+                None,
+                f"the table's token has already asked to void event {top.seq} for "
+                f"{', '.join(asked)}: one credential asks once; {player} must ask with "
+                f"{player}'s own seat token",
+                {"seq": top.seq},
             )
         asked = (*asked, player)
         missing = [p for p in self.summary().players if p not in asked]
@@ -368,7 +381,9 @@ class Timeline:
                 summary=[line],
                 outcome={"void_requested": top.seq, "asked": list(asked), "needs": missing},
             )
-            pending = PendingVoid(top.seq, asked)
+            pending = PendingVoid(
+                top.seq, asked, by_table or (same is not None and same.table_asked)
+            )
             return Step("void_request", action, self.state, result, pending=pending)
         state = self._restore(top)
         line = f"Voided by {' and '.join(asked)}: {what}; its dice stay spent"
@@ -425,3 +440,18 @@ class Timeline:
             outcome={"player": player, "seed": seed, "player_seeds": list(seeds)},
         )
         return Step("player_seed", action, state, result, seed_player=player)
+
+
+def _void_credential(action: dict[str, Any]) -> str:
+    """Whose credential asked for a void: a seat's own token ("seat") or the table's token
+    acting for its own seat ("table", as the TTS host does). A logged ask that does not say
+    counts as the table's: the strict reading, so an edited log cannot pass as two seats."""
+    credential = action.get("credential", "table")
+    if credential not in ("seat", "table"):
+        raise RulesError(
+            "UNKNOWN_CREDENTIAL",
+            None,
+            f"credential: {credential!r} is neither 'seat' nor 'table'",
+            {"field": "credential"},
+        )
+    return str(credential)

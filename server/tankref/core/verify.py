@@ -272,8 +272,35 @@ def verify_export(
             f"events decided by {', '.join(other)}; re-adjudicated with {installed_version}"
         )
 
+    _check_roll_sources(doc, report)
     _readjudicate(rules, doc, report, installed_version)
     return report
+
+
+def _check_roll_sources(doc: ExportDocument, report: Report) -> None:
+    """Every roll came from where the table's dice come from. Re-adjudication alone would
+    pass a server roll rewritten as table faces (the faces replay to the same result), so a
+    server-dice table's events may carry no faces and no roll from the table, a table-dice
+    table's no roll from the server, and only a table that draws its own damage cards a card."""
+    table = doc.table
+    for event in doc.events:
+        where = f"event {event.seq} ({describe(event.action)})"
+        supplied = event.dice or {}
+        found: str | None = None
+        sources = {r.get("source") for r in event.result.get("rolls") or [] if isinstance(r, dict)}
+        wrong = sorted(str(s) for s in sources - {table.dice_source})
+        if table.dice_source == "server" and supplied.get("faces"):
+            found = "it carries faces from the table, but the referee rolls this table's dice"
+        elif wrong:
+            found = f"rolls from {', '.join(wrong)}, but this table's dice come from the " + (
+                "referee" if table.dice_source == "server" else "table"
+            )
+        elif supplied.get("damage_card") is not None and table.damage_cards != "table":
+            found = "it carries a damage card from the table, but the referee draws the cards"
+        if found is not None:
+            report.problems.append(
+                Finding(event.seq, where, f"{found} (dice.source: {table.dice_source})")
+            )
 
 
 def _readjudicate(

@@ -37,6 +37,9 @@ table, reports where each tank model stands, and posts actions; the referee adju
 by the rules, logs them, and streams what happened.
 
 - Writes need the table's token: `Authorization: Bearer <token>` (from table creation).
+  Each player also gets a seat token then: it asks for that player's void and gives their
+  seed, nothing else; a void completes only with two different credentials.
+- A server-dice table takes no faces (409 `SERVER_DICE`): the referee rolls.
 - Every refusal is JSON: `code`, `message` (naming the field or the clause), `field`,
   `clause`, `details`. 404 unknown table/tank, 408 the body came too slowly, 409 the rules
   refuse it (or table dice are still needed, or the table is set aside), 413 too large,
@@ -131,10 +134,12 @@ def _create_table(
 _REFUSALS = {
     400: "The body is not valid JSON, or the Host header names another server.",
     401: "No write token: send 'Authorization: Bearer <token>'.",
-    403: "Not this table's token, or a write from another site's web page (Origin).",
+    403: "Not this table's token, a seat token where the table's is needed or for another "
+    "player, or a write from another site's web page (Origin).",
     404: "No such table (or tank).",
     408: "The body did not arrive in time (BODY_TIMEOUT).",
     409: "The rules refuse it as the game stands, table dice are needed (DICE_NEEDED), "
+    "faces sent to a server-dice table (SERVER_DICE), "
     "the request_id was used for a different request, or the table could not be loaded "
     "and is set aside (TABLE_QUARANTINED, with the reason).",
     413: "The body is larger than the referee accepts.",

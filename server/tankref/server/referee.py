@@ -92,6 +92,8 @@ class TableHost:
     timeline: Timeline  # the derived state and what the log says about it (undo stack ...)
     seq: int = 0
     damaged: str | None = None  # why the log could not be replayed; the table is read-only
+    # player -> SHA-256 of their seat token: a player's own credential, beside the table's
+    seat_tokens: dict[str, str] = field(default_factory=dict)
     # request id -> (seq, request hash): a repeated request is answered from the log
     requests: dict[str, tuple[int, str]] = field(default_factory=dict)
     # request id -> (seq, request hash) of a request that changed nothing: answered the same
@@ -209,6 +211,7 @@ class Referee:
                 _check_entries(events)
                 host = rebuild(row, events)
                 host.quiet = self.store.quiet_requests(table_id)
+                host.seat_tokens = self.store.seat_tokens(table_id)
             except Exception as exc:  # one table that cannot be read must not stop the rest
                 self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
                 log.error("table %s set aside, it does not load: %s", table_id, exc)
@@ -277,6 +280,8 @@ class Referee:
         except RulesError as err:
             raise from_rules(err, "setup") from None
         token = secrets.token_urlsafe(32)
+        # One credential per player, for what is theirs alone to ask (a void, their seed).
+        seat_tokens = {p: secrets.token_urlsafe(32) for p in rules.summary(state).players}
         row = TableRow(
             id=secrets.token_hex(6),
             ruleset=rules.name,
@@ -293,13 +298,15 @@ class Referee:
             seed_chosen=body.dice.seed is not None,
             version=self.version(rules.name),
         )
-        self.store.add_table(row)
+        self.store.add_table(row, {p: _sha256(t) for p, t in seat_tokens.items()})
         host = self._host_from_row(row, state)
+        host.seat_tokens = {p: _sha256(t) for p, t in seat_tokens.items()}
         self.tables[host.id] = host
         log.info("table %s created (%s)", host.id, rules.title)
         return TableCreated(
             table_id=host.id,
             token=token,
+            seat_tokens=seat_tokens,
             ruleset=rules.name,
             dice=host.dice_public(),
             table=host.summary(),
@@ -321,7 +328,12 @@ class Referee:
             )
         return host
 
-    def authorize(self, host: TableHost, authorization: str | None) -> None:
+    def authorize(
+        self, host: TableHost, authorization: str | None, *, seats: bool = False
+    ) -> str | None:
+        """Whose credential this is: None for the table's token, a player for their seat
+        token (accepted only where ``seats``: a seat token asks what is its player's alone).
+        """
         scheme, _, token = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError(
@@ -330,8 +342,20 @@ class Referee:
                 "writes need the table's token: 'Authorization: Bearer <token>'",
                 headers={"WWW-Authenticate": "Bearer"},
             )
-        if not secrets.compare_digest(_sha256(token.strip()), host.token_sha256):
-            raise ApiError(403, "TOKEN_WRONG", "that is not this table's token")
+        digest = _sha256(token.strip())
+        if secrets.compare_digest(digest, host.token_sha256):
+            return None
+        for player, seat_digest in host.seat_tokens.items():
+            if secrets.compare_digest(digest, seat_digest):
+                if not seats:
+                    raise ApiError(
+                        403,
+                        "SEAT_TOKEN_NOT_ENOUGH",
+                        f"that is {player}'s seat token: it asks only for {player}'s void and "
+                        "seed; this needs the table's token",
+                    )
+                return player
+        raise ApiError(403, "TOKEN_WRONG", "that is not this table's token")
 
     def list_tables(self) -> list[TableListItem]:
         return [
@@ -380,8 +404,8 @@ class Referee:
             repeated = self._repeated(host, request_id, request_sha)
             if repeated is not None:
                 return repeated
-            if dice is not None and dice.damage_card is not None:
-                _refuse_unwanted_card(host)
+            if dice is not None:
+                dice = _allowed_dice(host, dice)
             action = build(host.state)
             if action is None:
                 if request_id is not None:  # spent: the same id must never apply later
@@ -522,10 +546,33 @@ class Referee:
         return self.store.entries(host.id, after, limit)
 
 
-def _refuse_unwanted_card(host: TableHost) -> None:
-    """Up front, before any dice: a card is only taken from a table that draws its own."""
-    if host.rules.dice_state(host.state).damage_cards == "table":
-        return
+def _allowed_dice(host: TableHost, dice: SuppliedDice) -> SuppliedDice | None:
+    """Up front, before any dice: faces are only taken from a table that rolls its own, a
+    card only from one that draws its own. On a server-dice table the token holder must not
+    choose the dice (the card of a physical damage deck is still the table's to send); an
+    empty ``dice`` there is dropped, so it cannot turn the referee's dice into the table's.
+    The dice to adjudicate with."""
+    source = host.rules.dice_state(host.state)
+    if dice.faces and source.source == "server":
+        raise ApiError(
+            409,
+            "SERVER_DICE",
+            "dice.faces: this table's dice are rolled by the referee (dice.source: server); "
+            "it takes no faces from the table: send the action without dice.faces",
+            field="dice.faces",
+        )
+    if source.source == "server" and dice.damage_card is None:
+        return None
+    if dice.damage_card is None or source.damage_cards == "table":
+        return dice
+    if source.source == "server" and host.rules.damage_deck:
+        raise ApiError(
+            409,
+            "SERVER_DICE",
+            "dice.damage_card: this table's referee rolls the dice and draws the damage cards "
+            "(dice.source: server, dice.damage_cards: referee); send the action without a card",
+            field="dice.damage_card",
+        )
     if host.rules.damage_deck:
         why = "this table's referee draws the damage cards (dice.damage_cards: referee)"
     else:

@@ -109,6 +109,12 @@ class DicePublic(BaseModel):
 class TableCreated(BaseModel):
     table_id: str
     token: str = Field(description="The write token: send it as 'Authorization: Bearer ...'.")
+    seat_tokens: dict[str, str] = Field(
+        default_factory=dict,
+        description="Player -> that player's own seat token, a secret like the table's token "
+        "(never shown again): it asks for that player's void and gives that player's seed, "
+        "nothing else. A void completes only with two different credentials.",
+    )
     ruleset: str
     dice: DicePublic
     table: TableSummary

@@ -58,6 +58,13 @@ CREATE TABLE IF NOT EXISTS quiet_requests (
     seq            INTEGER NOT NULL,  -- the log's last seq when it was answered
     PRIMARY KEY (table_id, request_id)
 ) WITHOUT ROWID;
+-- Each player's own write credential (issue 15): only its hash, like the table's token.
+CREATE TABLE IF NOT EXISTS seat_tokens (
+    table_id     TEXT NOT NULL REFERENCES tables(id),
+    player       TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL,
+    PRIMARY KEY (table_id, player)
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
@@ -166,7 +173,8 @@ class EventStore:
         self.db.close()
 
     # --- tables ----------------------------------------------------------------------------
-    def add_table(self, row: TableRow) -> None:
+    def add_table(self, row: TableRow, seat_tokens: dict[str, str] | None = None) -> None:
+        """The table's row and its seats' token hashes (player -> SHA-256), in one go."""
         with self._transaction():
             self.db.execute(
                 "INSERT INTO tables (id, ruleset, created_at, token_sha256, setup, dice, "
@@ -183,6 +191,18 @@ class EventStore:
                     row.version,
                 ),
             )
+            for player, digest in (seat_tokens or {}).items():
+                self.db.execute(
+                    "INSERT INTO seat_tokens (table_id, player, token_sha256) VALUES (?, ?, ?)",
+                    (row.id, player, digest),
+                )
+
+    def seat_tokens(self, table_id: str) -> dict[str, str]:
+        """Player -> the SHA-256 of their seat token (none for a table from before seats)."""
+        rows = self.db.execute(
+            "SELECT player, token_sha256 FROM seat_tokens WHERE table_id = ?", (table_id,)
+        ).fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
 
     def tables(self) -> Iterator[TableRow]:
         cursor = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables ORDER BY created_at, id")

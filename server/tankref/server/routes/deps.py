@@ -39,6 +39,7 @@ class Access:
 
     ref: Referee
     host: TableHost
+    seat: str | None = None  # the player whose seat token it was; None: the table's token
 
 
 async def table(table_id: TableId, connection: HTTPConnection) -> TableHost:
@@ -63,6 +64,22 @@ async def write_access(
 
 
 WriteDep = Annotated[Access, Depends(write_access)]
+
+
+async def seat_access(
+    table_id: TableId,
+    connection: HTTPConnection,
+    authorization: Annotated[
+        str | None, Header(description="Bearer <the table's token, or a player's seat token>")
+    ] = None,
+) -> Access:
+    """A write a player may make with their own seat token (a void, their seed)."""
+    ref: Referee = connection.app.state.referee
+    host = ref.host(table_id)
+    return Access(ref, host, ref.authorize(host, authorization, seats=True))
+
+
+SeatWriteDep = Annotated[Access, Depends(seat_access)]
 
 
 def json_reply(text: str) -> Response:

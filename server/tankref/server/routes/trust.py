@@ -16,7 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.server.errors import ApiError
 from tankref.server.export import Standing, export_from_file
-from tankref.server.routes.deps import RefereeDep, TableDep, WriteDep, json_reply
+from tankref.server.routes.deps import (
+    Access,
+    RefereeDep,
+    SeatWriteDep,
+    TableDep,
+    WriteDep,
+    json_reply,
+)
 from tankref.server.schemas import Reply, RequestId
 
 router = APIRouter(prefix="/tables/{table_id}", tags=["trust"])
@@ -72,10 +79,12 @@ _REFUSALS: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/seeds", response_model=Reply, responses=_REFUSALS)
-async def add_player_seed(body: SeedRequest, access: WriteDep) -> Response:
+async def add_player_seed(body: SeedRequest, access: SeatWriteDep) -> Response:
     """A player's own dice seed, mixed into every server roll from now on. Only before the
     server's first roll (409 ``DICE_ALREADY_ROLLED`` after), once per player (409
-    ``SEED_ALREADY_GIVEN``). Player seeds are public; only the server seed is secret."""
+    ``SEED_ALREADY_GIVEN``). Player seeds are public; only the server seed is secret. With a
+    seat token, only for that seat's player (403 ``NOT_YOUR_SEAT``)."""
+    _own_seat(access, body.player)
     action = {"control": "player_seed", "player": body.player, "seed": body.seed}
     reply = await access.ref.control(access.host, request_id=body.request_id, action=action)
     return json_reply(reply)
@@ -93,13 +102,35 @@ async def undo(body: UndoRequest, access: WriteDep) -> Response:
 
 
 @router.post("/void", response_model=Reply, responses=_REFUSALS)
-async def void(body: VoidRequest, access: WriteDep) -> Response:
+async def void(body: VoidRequest, access: SeatWriteDep) -> Response:
     """Ask to void the latest action, one that rolled dice: voided once every player has
     asked for the same event (until then a pending request in the log; a new action lapses
-    it). The dice it rolled stay spent."""
-    action = {"control": "void", "seq": body.seq, "player": body.player}
+    it). The dice it rolled stay spent.
+
+    Each ask needs a credential of its own: a player's seat token (for that player only,
+    403 ``NOT_YOUR_SEAT``), or the table's token acting for one seat, as the TTS host does.
+    The table's token asks for at most one player of a void (409 ``VOID_NEEDS_TWO_SEATS``),
+    so one token never voids as both players. The log records which credential asked."""
+    _own_seat(access, body.player)
+    action = {
+        "control": "void",
+        "seq": body.seq,
+        "player": body.player,
+        "credential": "table" if access.seat is None else "seat",
+    }
     reply = await access.ref.control(access.host, request_id=body.request_id, action=action)
     return json_reply(reply)
+
+
+def _own_seat(access: Access, player: str) -> None:
+    if access.seat is not None and access.seat != player:
+        raise ApiError(
+            403,
+            "NOT_YOUR_SEAT",
+            f"player: this is {access.seat}'s seat token; it asks only for {access.seat}, "
+            f"not {player}",
+            field="player",
+        )
 
 
 @router.post("/end", response_model=Reply, responses=_REFUSALS)
