@@ -628,10 +628,11 @@ def table_genesis(row: TableRow) -> str:
     )
 
 
-def chained(previous: str, event: EventRow) -> str:
-    """The chain after a stored event. Events logged before the chain existed are hashed the
-    same way on load (their entries just do not carry it); an entry that does carry it must
-    agree, else the stored log was edited after it was written."""
+def chained(previous: str, event: EventRow) -> tuple[str, str | None]:
+    """The chain after a stored event, and what is wrong with it (None: nothing). Events
+    logged before the chain existed are hashed the same way on load (their entries just do
+    not carry it); an entry that does carry it must agree, else the stored log was edited
+    after it was written."""
     entry = json.loads(event.entry)
     head = chain.link(
         previous,
@@ -648,12 +649,12 @@ def chained(previous: str, event: EventRow) -> str:
     )
     logged = (entry.get("previous_sha256"), entry.get("chain_sha256"))
     if logged != (None, None) and logged != (previous, head):
-        raise ValueError(
+        return head, (
             f"event {event.seq}: the log's hash chain breaks here (its entry says "
             f"{str(logged[1])[:16]}..., the stored events hash to {head[:16]}...): the "
             "database was edited after it was written"
         )
-    return head
+    return head, None
 
 
 def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
@@ -661,7 +662,6 @@ def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
     through ``Timeline.replay``; a log that no longer replays marks the table damaged."""
     host = Referee._host_from_row(row)
     for event in events:
-        host.head = chained(host.head, event)
         if event.request_id is not None:
             host.requests[event.request_id] = (event.seq, event.request_sha256)
         if not host.damaged:
@@ -672,5 +672,10 @@ def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
                 log.error("table %s: %s", host.id, host.damaged)
             else:
                 host.note_shot(event.seq, step)
+        # After the replay: what the engine says about an edited event is the plainer reason.
+        host.head, broken = chained(host.head, event)
+        if broken is not None and not host.damaged:
+            host.damaged = broken
+            log.error("table %s: %s", host.id, broken)
         host.seq = event.seq
     return host
