@@ -361,7 +361,15 @@ def _check_chain(doc: ExportDocument, report: Report) -> list[str]:
                 chat=event.chat,
             )
         )
-    if table.head_sha256 is None:
+    stated = [table.head_sha256] + [
+        h for e in doc.events for h in (e.previous_sha256, e.chain_sha256)
+    ]
+    if doc.format_version >= 2 and None in stated:
+        # Taking the links out must not turn off their check.
+        report.problems.append(
+            Finding(None, "table", "the export's hash chain is missing (format version 2)")
+        )
+    elif table.head_sha256 is None:
         report.notes.append("an export from before the hash chain: the head is computed here")
     for i, event in enumerate(doc.events):
         where = f"event {event.seq} ({describe(event.action)})"
