@@ -67,7 +67,7 @@ def export_document(row: TableRow, events: list[EventRow], host: Standing) -> di
     head = table_genesis(row)
     for event, entry in zip(events, entries, strict=True):
         by = host.cancelled.get(event.seq)
-        previous, (head, _) = head, chained(head, event)
+        previous, (head, _) = head, chained(head, event, entry)
         out.append(
             ExportEvent(
                 seq=event.seq,

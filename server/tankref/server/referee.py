@@ -222,8 +222,13 @@ class Referee:
                 row = self.store.table(table_id)
                 assert row is not None  # listed a moment ago, and rows are never deleted
                 events = self.store.events(table_id)
-                _check_entries(events)
+                head, broken = _check_log(row, events)
                 host = rebuild(row, events)
+                host.head = head
+                if broken is not None and not host.damaged:
+                    # After the replay: the engine's reason for an edited event is plainer.
+                    host.damaged = broken
+                    log.error("table %s: %s", table_id, broken)
                 host.quiet = self.store.quiet_requests(table_id)
             except Exception as exc:  # one table that cannot be read must not stop the rest
                 self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
@@ -581,9 +586,14 @@ def _refuse_unwanted_card(host: TableHost) -> None:
     )
 
 
-def _check_entries(events: list[EventRow]) -> None:
+def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:
     """Each logged entry (served as it is stored) is JSON and carries the result its event
-    decided: a damaged entry sets the table aside rather than being served."""
+    decided: a damaged entry sets the table aside rather than being served. Returns the
+    log's head and, if an entry's chain link disagrees, why (the table is then read-only).
+    Each entry is parsed once, here, at start-up: the chain of a log written before the
+    chain existed is computed in the same pass."""
+    head = table_genesis(row)
+    broken: str | None = None
     for event in events:
         try:
             entry = json.loads(event.entry)
@@ -592,6 +602,9 @@ def _check_entries(events: list[EventRow]) -> None:
         result = entry.get("result") if isinstance(entry, dict) else None
         if not isinstance(result, dict) or result_digest(result) != event.result_sha256:
             raise ValueError(f"event {event.seq}: its logged entry does not match its result")
+        head, wrong = chained(head, event, entry)
+        broken = broken or wrong
+    return head, broken
 
 
 def _reused(request_id: str) -> ApiError:
@@ -628,12 +641,11 @@ def table_genesis(row: TableRow) -> str:
     )
 
 
-def chained(previous: str, event: EventRow) -> tuple[str, str | None]:
+def chained(previous: str, event: EventRow, entry: dict[str, Any]) -> tuple[str, str | None]:
     """The chain after a stored event, and what is wrong with it (None: nothing). Events
     logged before the chain existed are hashed the same way on load (their entries just do
     not carry it); an entry that does carry it must agree, else the stored log was edited
-    after it was written."""
-    entry = json.loads(event.entry)
+    after it was written. ``entry``: the event's entry, parsed."""
     head = chain.link(
         previous,
         seq=event.seq,
@@ -659,7 +671,9 @@ def chained(previous: str, event: EventRow) -> tuple[str, str | None]:
 
 def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
     """A table made again from its log (start-up, ``tankref export``): every event replayed
-    through ``Timeline.replay``; a log that no longer replays marks the table damaged."""
+    through ``Timeline.replay``; a log that no longer replays marks the table damaged. Its
+    ``head`` is left at the chain's start: ``Referee.load`` computes the log's head while it
+    checks the entries (the export computes its own)."""
     host = Referee._host_from_row(row)
     for event in events:
         if event.request_id is not None:
@@ -672,10 +686,5 @@ def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
                 log.error("table %s: %s", host.id, host.damaged)
             else:
                 host.note_shot(event.seq, step)
-        # After the replay: what the engine says about an edited event is the plainer reason.
-        host.head, broken = chained(host.head, event)
-        if broken is not None and not host.damaged:
-            host.damaged = broken
-            log.error("table %s: %s", host.id, broken)
         host.seq = event.seq
     return host
