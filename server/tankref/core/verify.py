@@ -315,6 +315,15 @@ def _check_numbering(doc: ExportDocument, report: Report) -> None:
                 )
             )
             break
+    # Times only go forward in a log as written (ISO UTC text compares in time order); a
+    # clock stepped back could explain one, so it is a note, not a failure.
+    for before, event in zip(doc.events, doc.events[1:], strict=False):
+        if event.at < before.at:
+            report.notes.append(
+                f"event {event.seq} was logged at {event.at}, before event {before.seq} "
+                f"({before.at}): events were moved, or the host's clock stepped back"
+            )
+            break
     last = doc.events[-1].seq if doc.events else 0
     if table.last_seq != last and len(report.problems) == 0:
         report.problems.append(
