@@ -1,7 +1,8 @@
 """The hash chain over a table's log, through the real server and real SQLite: the head in
 every reply that appends, in the log's entries, in the table's read and in the export all
 agree and survive a restart; a database written before the chain existed still serves,
-exports and verifies (its chain is computed on load); a stored entry edited in the database
+exports and verifies (its chain is computed on load) and an unfinished game in it plays on,
+its new entries linked to that chain; a stored entry edited in the database
 makes the table read-only, naming the event."""
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from typing import Any
 import httpx
 import pytest
 
-from serverkit import duel, live_referee
+from serverkit import Table, duel, live_referee
 from tankref import cli
 from tankref.core import chain
 
-# Written by tankref at d185c06 (before the chain): trustkit.long_game(events=24, seed=11)
-# then end_game, dumped with sqlite3's iterdump. Its entries carry no chain fields.
+# Written by tankref at d185c06 (before the chain), dumped with sqlite3's iterdump: an
+# ended game (trustkit.long_game(events=24, seed=11), then end_game) and an unfinished one
+# (16 events of seed 12, Red to act), whose write token is below. No entry carries a link.
 BEFORE_THE_CHAIN = Path(__file__).with_name("before_the_chain.sql")
+UNFINISHED_TOKEN = "OrOJJ1U3NzGw5UttqjtO-7lApG70l8H5Y8o3mkDfbv4"
 
 MISS = {"faces": {"white": [1, 1, 1, 1]}}
 
@@ -76,28 +79,36 @@ def test_a_database_from_before_the_chain_serves_exports_and_verifies(
 ) -> None:
     db = old_database(tmp_path)
     raw = sqlite3.connect(db)
-    (table_id,) = raw.execute("SELECT id FROM tables").fetchone()
+    ended, unfinished = (r[0] for r in raw.execute("SELECT id FROM tables ORDER BY created_at"))
     stored = [json.loads(r[0]) for r in raw.execute("SELECT entry FROM events ORDER BY seq")]
     raw.close()
-    assert len(stored) == 25 and not any("chain_sha256" in e for e in stored)
+    assert len(stored) == 25 + 16 and not any("chain_sha256" in e for e in stored)
     with live_referee(db) as live:
-        read = httpx.get(f"{live.url}/tables/{table_id}", timeout=30).json()
+        read = httpx.get(f"{live.url}/tables/{ended}", timeout=30).json()
         assert read["damaged"] is None and read["seq"] == 25
         assert read["table"]["status"] == "over"
-        export = httpx.get(f"{live.url}/tables/{table_id}/export", timeout=30).json()
-        # A new table in the same database gets the chain from its first event.
-        table = duel(live.url)
-        assert all(e["chain_sha256"] for e in table.log())
+        export = httpx.get(f"{live.url}/tables/{ended}/export", timeout=30).json()
+        # The unfinished game goes on: its first new entry links to the head computed on load.
+        table = Table(live.url, {"table_id": unfinished, "token": UNFINISHED_TOKEN})
+        before = table.read()
+        assert before["seq"] == 16 and before["damaged"] is None
+        reply = table.ok(table.http.post(table.path("/end"), json={"request_id": "the-end"}))
+        assert reply["entry"]["previous_sha256"] == before["head_sha256"]
+        assert reply["head_sha256"] == reply["entry"]["chain_sha256"] == table.read()["head_sha256"]
+        mixed = table.ok(table.http.get(table.path("/export")))
+        table.close()
     head = read["head_sha256"]
     assert export["table"]["head_sha256"] == head == export["events"][-1]["chain_sha256"]
-    path = tmp_path / "old.json"
-    path.write_text(json.dumps(export))
-    assert cli.main(["verify", str(path), "--head", chain.short(head)]) == 0
-    out = capsys.readouterr().out
-    assert "OK" in out.splitlines()[0] and "25 re-adjudicated" in out.splitlines()[0]
+    for doc, noted, events in ((export, head, 25), (mixed, reply["head_sha256"], 17)):
+        path = tmp_path / "old.json"
+        path.write_text(json.dumps(doc))
+        assert cli.main(["verify", str(path), "--head", chain.short(noted)]) == 0
+        out = capsys.readouterr().out
+        assert "OK" in out.splitlines()[0], out
+        assert f"{events} re-adjudicated" in out.splitlines()[0]
     # tankref export, from the file itself, gives the same chain.
     exported = tmp_path / "cli.json"
-    assert cli.main(["export", table_id, "--db", str(db), "-o", str(exported)]) == 0
+    assert cli.main(["export", ended, "--db", str(db), "-o", str(exported)]) == 0
     assert json.loads(exported.read_text())["table"]["head_sha256"] == head
 
 
