@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from tankref.core import chain
 from tankref.server.errors import ApiError
 from tankref.server.referee import Referee, TableHost
 from tankref.server.schemas import CreateTable
@@ -104,3 +105,39 @@ async def _play(ref: Referee, host: TableHost, events: int, rng: random.Random, 
                     await control({"control": "undo"})
         if host.summary().status == "playing" and host.seq < events:
             await act({"kind": "end_phase", "player": player})
+
+
+def rechain(doc: dict[str, Any]) -> None:
+    """What a forger who knows the format does after an edit: every link and the head computed
+    again with the public chain functions, so the export is consistent with itself."""
+    t = doc["table"]
+    head = chain.genesis(
+        table_id=t["id"],
+        ruleset=t["ruleset"],
+        created_at=t["created_at"],
+        version=t["version"],
+        setup=t["setup"],
+        dice_source=t["dice_source"],
+        damage_cards=t["damage_cards"],
+        commitment=t["commitment"],
+        seed_chosen=t["seed_chosen"],
+        player_seeds=[(s["player"], s["seed"]) for s in t["player_seeds"]],
+    )
+    for e in doc["events"]:
+        e["previous_sha256"] = head
+        head = chain.link(
+            head,
+            seq=e["seq"],
+            kind=e["kind"],
+            request_id=e["request_id"],
+            action=e["action"],
+            dice=e["dice"],
+            result_sha256=e["result_sha256"],
+            state_sha256=e["state_sha256"],
+            version=e["version"],
+            at=e["at"],
+            chat=e["chat"],
+        )
+        e["chain_sha256"] = head
+    t["head_sha256"] = head
+    t["last_seq"] = doc["events"][-1]["seq"]

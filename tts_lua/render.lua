@@ -342,6 +342,11 @@ function M.entry(entry)
   if why ~= nil then
     M.say(why, { 0.8, 0.8, 0.8 })
   end
+  -- The log's head after this result (first 8 hex digits, like a commit id): a player who
+  -- notes the last one can check the export later with tankref verify --head.
+  if type(entry.chain_sha256) == "string" then
+    M.say("log " .. util.num(entry.seq) .. ", head " .. string.sub(entry.chain_sha256, 1, 8), { 0.6, 0.6, 0.6 })
+  end
   for _, view in ipairs(entry.tanks or {}) do
     M.tank(view, RESTORING[entry.kind])
   end

@@ -335,16 +335,24 @@ def _cmd_backup(args: argparse.Namespace) -> int:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     import json
+    import re
 
     from tankref.core.verify import ExportUnreadable, verify_export
     from tankref.server.referee import engine_version
 
+    if args.head is not None and not re.fullmatch(r"[0-9a-fA-F]{8,64}", args.head):
+        print(
+            f"tankref verify: --head {args.head!r}: give 8 to 64 hex digits, as shown in chat "
+            "or on the page",
+            file=sys.stderr,
+        )
+        return 2
     try:
         data = json.loads(Path(args.export).read_text(encoding="utf-8"))
         table = data.get("table") if isinstance(data, dict) else None
         ruleset = table.get("ruleset") if isinstance(table, dict) else None
         installed = engine_version(ruleset) if isinstance(ruleset, str) else None
-        report = verify_export(data, installed, require_seed=args.require_seed)
+        report = verify_export(data, installed, require_seed=args.require_seed, head=args.head)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
         # ExportUnreadable and broken JSON are ValueErrors: the file, not the game, is wrong
         reason = err if isinstance(err, ExportUnreadable) else f"{type(err).__name__}: {err}"
@@ -509,15 +517,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="check an export: commitment, every roll, every result",
         description="Checks EXPORT.json: the revealed seed against the commitment, then every "
         "event re-adjudicated with the installed engine (each server roll derived again from "
-        "the seeds and the roll counter), reporting the first mismatch by event number. Exit "
-        "0 when all match, 1 on a mismatch, 2 when the file cannot be read.",
+        "the seeds and the roll counter) and its chat lines made again, and the log's hash "
+        "chain computed again; reports the first mismatch by event number and prints the "
+        "head. Exit 0 when all match, 1 on a mismatch, 2 when the file cannot be read.",
     )
     verify.add_argument("export", metavar="EXPORT.json", help="a file from tankref export")
     verify.add_argument("--json", action="store_true", help="the report as JSON")
     verify.add_argument(
         "--require-seed",
         action="store_true",
-        help="fail when the seed is not revealed yet (the game is not over)",
+        help="fail when the seed is not revealed yet (the game is not over) or was chosen "
+        "by the table's creator",
+    )
+    verify.add_argument(
+        "--head",
+        metavar="HEX",
+        help="the head noted during the game (8 or more hex digits, from chat or the page): "
+        "fail unless the export's hash chain reaches it (a cut or rewritten export)",
     )
     verify.set_defaults(run=_cmd_verify)
 

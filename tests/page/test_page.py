@@ -367,3 +367,24 @@ def test_a_table_set_aside_is_named_on_the_page_with_its_reason(
         assert page.query_selector(f'#tables tr[data-table="{bad.id}"]') is None
         watch.check_stayed_home(live.url)
         page.close()
+
+
+def test_the_banner_shows_the_logs_head_live(browser: Any, tmp_path: Path) -> None:
+    """Issue 15: the log's head (its first 8 hex digits, as in the TTS chat) is on the banner,
+    the same as the referee's replies give, and moves on with each new entry."""
+    with live_referee(tmp_path / "referee.sqlite3") as live:
+        table = duel(live.url)
+        head = table.read()["head_sha256"]
+        page = browser.new_page()
+        watch = Watch(page)
+        page.goto(f"{live.url}/#/tables/{table.id}")
+        page.wait_for_selector(f'#banner #head[data-head="{head}"]')
+        assert page.inner_text("#banner #head") == f"log {head[:8]}"
+        reply = table.ok(table.act({"kind": "wait", "tank_id": "R1"}))
+        assert reply["head_sha256"] != head
+        page.wait_for_selector(f'#banner #head[data-head="{reply["head_sha256"]}"]')
+        assert page.inner_text("#banner #head") == f"log {reply['head_sha256'][:8]}"
+        assert str(reply["seq"]) in (page.get_attribute("#banner #head", "title") or "")
+        watch.check_stayed_home(live.url)
+        page.close()
+        table.close()

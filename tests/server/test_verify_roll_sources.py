@@ -14,6 +14,7 @@ import pytest
 from serverkit import LiveReferee, duel
 from tankref import cli
 from tankref.core.timeline import result_digest
+from trustkit import rechain
 
 ENGAGE = {"kind": "engage", "tank_id": "R1", "target_id": "B1"}
 
@@ -58,6 +59,7 @@ def as_table_faces(doc: dict[str, Any]) -> dict[str, Any]:
         event["dice"] = {"faces": faces, "damage_card": None}
         event["state_sha256"] = None
         event["result_sha256"] = result_digest(event["result"])  # as a forger would
+    rechain(forged)  # and the hash chain made consistent again
     return forged
 
 
@@ -91,6 +93,8 @@ def test_a_roll_marked_as_the_tables_fails_verify_TTT_E4(
     forged = copy.deepcopy(export)
     shot = next(e for e in forged["events"] if e["kind"] == "engage")
     shot["result"]["rolls"][0]["source"] = "table"
+    shot["result_sha256"] = result_digest(shot["result"])
+    rechain(forged)
     code, out = verify(forged, tmp_path, capsys)
     assert code == 1, out
     assert f"event {shot['seq']} (" in out and "rolls from table" in out
@@ -103,6 +107,7 @@ def test_a_card_slipped_into_a_referee_deck_fails_verify_TTT_E7(
     forged = copy.deepcopy(export)
     shot = next(e for e in forged["events"] if e["kind"] == "engage")
     shot["dice"] = {"faces": {}, "damage_card": "Explosion"}
+    rechain(forged)
     code, out = verify(forged, tmp_path, capsys)
     assert code == 1, out
     assert "a damage card from the table, but the referee draws the cards" in out

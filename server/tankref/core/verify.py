@@ -4,7 +4,9 @@
 every event with the installed engine through the same ``Timeline`` the referee uses (so
 every server roll is derived again from the seed, the player seeds and the roll counter),
 compares each result with the logged one and the state with the logged checkpoints, and
-reports the first mismatch with its event number. Pure: the caller reads the file.
+reports the first mismatch with its event number. It computes the log's hash chain again
+(``tankref.core.chain``) and, given the head a player noted during the game, fails an export
+that does not reach it (cut short or rewritten). Pure: the caller reads the file.
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from tankref.core import chain
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
+from tankref.core.results import chat_lines
 from tankref.core.ruleset import Ruleset, get_ruleset
 from tankref.core.timeline import Timeline, describe, result_digest, state_digest
 
 FORMAT = "tankref.table-export"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the hash chain (version 1 exports, without it, still verify)
+READABLE_VERSIONS = (1, FORMAT_VERSION)
 
 
 class _Strict(BaseModel):
@@ -48,6 +53,7 @@ class ExportTable(_Strict):
     status: str
     damaged: str | None
     last_seq: int
+    head_sha256: str | None = None  # the hash chain after the last event (None: version 1)
 
 
 class ExportEvent(_Strict):
@@ -64,6 +70,8 @@ class ExportEvent(_Strict):
     chat: list[str]
     undone_by: int | None  # seq of the undo that took it back
     voided_by: int | None  # seq of the void that took it back
+    previous_sha256: str | None = None  # the hash chain before this event (None: version 1)
+    chain_sha256: str | None = None  # and after it
 
 
 class ExportDocument(_Strict):
@@ -95,6 +103,8 @@ class Report:
     events: int
     readjudicated: int = 0
     seed_revealed: bool = False
+    head: str = ""  # the hash chain after the export's last event, computed from its content
+    head_reached_at: int | None = None  # the event whose link is the head given (--head)
     problems: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -111,6 +121,8 @@ class Report:
             "events": self.events,
             "readjudicated": self.readjudicated,
             "seed_revealed": self.seed_revealed,
+            "head": self.head,
+            "head_reached_at": self.head_reached_at,
             "first_mismatch": None if first is None else {"seq": first.seq, "text": first.line},
             "problems": [{"seq": p.seq, "text": p.line} for p in self.problems],
             "notes": self.notes,
@@ -120,7 +132,8 @@ class Report:
         verdict = "OK" if self.ok else f"FAILED ({len(self.problems)} problem(s))"
         out = [
             f"table {self.table_id} ({self.ruleset}), {self.events} events: {verdict}; "
-            f"{self.readjudicated} re-adjudicated"
+            f"{self.readjudicated} re-adjudicated",
+            f"head {chain.short(self.head)} ({self.head}) after event {self.events}",
         ]
         out += [f"MISMATCH {p.line}" for p in self.problems]
         out += [f"note: {n}" for n in self.notes]
@@ -131,10 +144,10 @@ def read_export(data: object) -> ExportDocument:
     """The document, or ``ExportUnreadable`` saying what is wrong with it."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ExportUnreadable(f"not a tankref table export (format {FORMAT!r} expected)")
-    if data.get("format_version") != FORMAT_VERSION:
+    if data.get("format_version") not in READABLE_VERSIONS:
         raise ExportUnreadable(
             f"export format version {data.get('format_version')!r}; this tankref reads "
-            f"version {FORMAT_VERSION}"
+            f"versions {' and '.join(str(v) for v in READABLE_VERSIONS)}"
         )
     try:
         return ExportDocument.model_validate(data)
@@ -210,10 +223,17 @@ def _start(rules: Ruleset, table: ExportTable, seed: str) -> Timeline:
 
 
 def verify_export(
-    data: object, installed_version: str | None = None, *, require_seed: bool = False
+    data: object,
+    installed_version: str | None = None,
+    *,
+    require_seed: bool = False,
+    head: str | None = None,
 ) -> Report:
     """Check an export (parsed JSON). ``installed_version``: the engine doing the check (an
-    event decided by another version is named in the report; it fails only on a mismatch)."""
+    event decided by another version is named in the report; it fails only on a mismatch).
+    ``require_seed``: fail unless the referee's seed is revealed and was not chosen by the
+    table's creator. ``head``: a head (8 or more hex digits) noted during the game; the
+    export fails unless its hash chain reaches it."""
     doc = read_export(data)
     table = doc.table
     report = Report(table.id, table.ruleset, len(doc.events), seed_revealed=table.seed is not None)
@@ -222,6 +242,34 @@ def verify_export(
     except KeyError as exc:
         raise ExportUnreadable(str(exc)) from None
 
+    _check_seed(table, report, require_seed)
+    _check_numbering(doc, report)
+    links = _check_chain(doc, report)
+    report.head = links[-1]
+    if head is not None:
+        _check_noted_head(head, links, report)
+    else:
+        report.notes.append(
+            f"the head is {chain.short(report.head)} after event {len(doc.events)}: compare "
+            "it with the head shown in chat or on the page at the end of the game (verify "
+            "--head); without it, an export cut short at the end cannot be told apart"
+        )
+
+    versions = sorted({e.version for e in doc.events})
+    other = [v for v in versions if installed_version is not None and v != installed_version]
+    if other:
+        report.notes.append(
+            f"events decided by {', '.join(other)}; re-adjudicated with {installed_version}"
+        )
+
+    _check_roll_sources(doc, report)
+    _readjudicate(rules, doc, report, installed_version)
+    return report
+
+
+def _check_seed(table: ExportTable, report: Report, require_seed: bool) -> None:
+    """The revealed seed against the commitment; with ``require_seed``, a seed that is not
+    revealed or that the table's creator chose fails."""
     if table.seed is not None:
         digest = hashlib.sha256(table.seed.encode()).hexdigest()
         if digest != table.commitment:
@@ -243,8 +291,21 @@ def verify_export(
                 Finding(None, "table", "no revealed seed (--require-seed): the game is not over")
             )
     if table.seed_chosen:
-        report.notes.append("the server seed was chosen at creation (demo or test table)")
+        if require_seed:
+            report.problems.append(
+                Finding(
+                    None,
+                    "table",
+                    "the server seed was chosen by whoever created the table (--require-seed): "
+                    "they could know every server roll in advance",
+                )
+            )
+        else:
+            report.notes.append("the server seed was chosen at creation (demo or test table)")
 
+
+def _check_numbering(doc: ExportDocument, report: Report) -> None:
+    table = doc.table
     for expected, event in enumerate(doc.events, start=1):
         if event.seq != expected:
             report.problems.append(
@@ -253,6 +314,15 @@ def verify_export(
                     f"event {expected}",
                     f"missing: the log goes from event {expected - 1} to event {event.seq}",
                 )
+            )
+            break
+    # Times only go forward in a log as written (ISO UTC text compares in time order); a
+    # clock stepped back could explain one, so it is a note, not a failure.
+    for before, event in zip(doc.events, doc.events[1:], strict=False):
+        if event.at < before.at:
+            report.notes.append(
+                f"event {event.seq} was logged at {event.at}, before event {before.seq} "
+                f"({before.at}): events were moved, or the host's clock stepped back"
             )
             break
     last = doc.events[-1].seq if doc.events else 0
@@ -265,16 +335,111 @@ def verify_export(
             )
         )
 
-    versions = sorted({e.version for e in doc.events})
-    other = [v for v in versions if installed_version is not None and v != installed_version]
-    if other:
-        report.notes.append(
-            f"events decided by {', '.join(other)}; re-adjudicated with {installed_version}"
-        )
 
-    _check_roll_sources(doc, report)
-    _readjudicate(rules, doc, report, installed_version)
-    return report
+def _check_chain(doc: ExportDocument, report: Report) -> list[str]:
+    """The hash chain computed again from the export's content: the link before the first
+    event, then after each. A link the export states that differs is a problem (the first
+    only: after a break every later link differs too)."""
+    table = doc.table
+    links = [
+        chain.genesis(
+            table_id=table.id,
+            ruleset=table.ruleset,
+            created_at=table.created_at,
+            version=table.version,
+            setup=table.setup,
+            dice_source=table.dice_source,
+            damage_cards=table.damage_cards,
+            commitment=table.commitment,
+            seed_chosen=table.seed_chosen,
+            player_seeds=[(s.player, s.seed) for s in table.player_seeds],
+        )
+    ]
+    for event in doc.events:
+        links.append(
+            chain.link(
+                links[-1],
+                seq=event.seq,
+                kind=event.kind,
+                request_id=event.request_id,
+                action=event.action,
+                dice=event.dice,
+                result_sha256=event.result_sha256,
+                state_sha256=event.state_sha256,
+                version=event.version,
+                at=event.at,
+                chat=event.chat,
+            )
+        )
+    stated = [table.head_sha256] + [
+        h for e in doc.events for h in (e.previous_sha256, e.chain_sha256)
+    ]
+    if doc.format_version >= 2 and None in stated:
+        # Taking the links out must not turn off their check.
+        report.problems.append(
+            Finding(None, "table", "the export's hash chain is missing (format version 2)")
+        )
+    elif table.head_sha256 is None:
+        report.notes.append("an export from before the hash chain: the head is computed here")
+    for i, event in enumerate(doc.events):
+        where = f"event {event.seq} ({describe(event.action)})"
+        if event.previous_sha256 not in (None, links[i]):
+            report.problems.append(
+                Finding(
+                    event.seq,
+                    where,
+                    f"the hash chain breaks before it: its previous_sha256 is "
+                    f"{chain.short(event.previous_sha256 or '')}, the table and the events "
+                    f"before it hash to {chain.short(links[i])} (something before it was "
+                    "changed, dropped or moved)",
+                )
+            )
+            return links
+        if event.chain_sha256 not in (None, links[i + 1]):
+            report.problems.append(
+                Finding(
+                    event.seq,
+                    where,
+                    f"the hash chain breaks at it: its chain_sha256 is "
+                    f"{chain.short(event.chain_sha256 or '')}, its content hashes to "
+                    f"{chain.short(links[i + 1])} (the event was changed after it was logged)",
+                )
+            )
+            return links
+    if table.head_sha256 not in (None, links[-1]):
+        report.problems.append(
+            Finding(
+                None,
+                "table",
+                f"head_sha256 is {chain.short(table.head_sha256 or '')}, but the export's "
+                f"events hash to {chain.short(links[-1])}",
+            )
+        )
+    return links
+
+
+def _check_noted_head(noted: str, links: list[str], report: Report) -> None:
+    """The export must reach the head a player noted: that link must be in its chain (a cut
+    export ends before it; a rewritten one has other links)."""
+    wanted = noted.lower()
+    reached = next((i for i, h in enumerate(links) if h.startswith(wanted)), None)
+    if reached is None:
+        report.problems.append(
+            Finding(
+                None,
+                "table",
+                f"the export does not reach the head {noted} (--head): its chain ends at "
+                f"{chain.short(links[-1])} after event {len(links) - 1} and passes no link "
+                "starting with it; the log was cut short or rewritten",
+            )
+        )
+        return
+    report.head_reached_at = reached
+    if reached < len(links) - 1:
+        report.notes.append(
+            f"the head {noted} (--head) is the chain after event {reached}; the export goes "
+            f"on to event {len(links) - 1}"
+        )
 
 
 def _check_roll_sources(doc: ExportDocument, report: Report) -> None:
@@ -335,6 +500,8 @@ def _readjudicate(
         found = _result_difference(event.result, replayed)
         if found is None and step.kind != event.kind:
             found = f"logged as {event.kind!r}, re-adjudication makes it {step.kind!r}"
+        if found is None:
+            found = _chat_difference(event.chat, chat_lines(step.result))
         if found is None and result_digest(replayed) != event.result_sha256:
             found = "its result_sha256 is not the hash of the result"
         if (
@@ -368,7 +535,26 @@ def _readjudicate(
             )
             return
     if table.seed is not None and not timeline.over:
-        report.notes.append("the seed is revealed but the replayed game is not over")
+        # The referee reveals the seed only once the game is over, and the event that ended
+        # it is in every export made after: an export that stops before it was cut.
+        report.problems.append(
+            Finding(
+                None,
+                "table",
+                f"the seed is revealed, so the game was over, but the export's events stop "
+                f"before its end (after event {report.events}): events were cut off the end",
+            )
+        )
+
+
+def _chat_difference(logged: list[str], replayed: list[str]) -> str | None:
+    """The chat lines the players were shown against the ones the result gives."""
+    for i, (a, b) in enumerate(zip(logged, replayed, strict=False), start=1):
+        if a != b:
+            return f"chat line {i} was {a!r} in the log, the result gives {b!r}"
+    if len(logged) != len(replayed):
+        return f"{len(logged)} chat line(s) in the log, the result gives {len(replayed)}"
+    return None
 
 
 def _mismatch(

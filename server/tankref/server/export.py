@@ -3,7 +3,8 @@
 The format is ``tankref.core.verify.ExportDocument``: the table (setup, commitment, player
 seeds, the server seed once the game is over) and every event in order with its action, the
 dice the table supplied, the full result and its hash, the engine version that decided it
-and the undo / void markers. Keys are sorted, so the same log always gives the same text.
+and the undo / void markers, and the log's hash chain (each event's link before and after
+it, the table's head). Keys are sorted, so the same log always gives the same text.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tankref.core.verify import (
     ExportTable,
     PlayerSeed,
 )
-from tankref.server.referee import TableHost, seed_players
+from tankref.server.referee import TableHost, chained, seed_players, table_genesis
 from tankref.server.store import EventRow, TableRow, read_log
 
 
@@ -63,8 +64,10 @@ def export_document(row: TableRow, events: list[EventRow], host: Standing) -> di
     entries = [json.loads(e.entry) for e in events]
     kinds = {e.seq: str(entry.get("kind")) for e, entry in zip(events, entries, strict=True)}
     out = []
+    head = table_genesis(row)
     for event, entry in zip(events, entries, strict=True):
         by = host.cancelled.get(event.seq)
+        previous, (head, _) = head, chained(head, event, entry)
         out.append(
             ExportEvent(
                 seq=event.seq,
@@ -80,6 +83,8 @@ def export_document(row: TableRow, events: list[EventRow], host: Standing) -> di
                 chat=list(entry.get("chat", [])),
                 undone_by=by if by is not None and kinds.get(by) == "undo" else None,
                 voided_by=by if by is not None and kinds.get(by) == "void" else None,
+                previous_sha256=previous,
+                chain_sha256=head,
             )
         )
     owners = seed_players(row.dice)
@@ -100,6 +105,7 @@ def export_document(row: TableRow, events: list[EventRow], host: Standing) -> di
         status=host.status,
         damaged=host.damaged,
         last_seq=host.last_seq,
+        head_sha256=head,
     )
     doc = ExportDocument(format=FORMAT, format_version=FORMAT_VERSION, table=table, events=out)
     data: dict[str, Any] = doc.model_dump(mode="json")

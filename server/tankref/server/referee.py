@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tankref import __version__
+from tankref.core import chain
 from tankref.core.carddata import fingerprint, shipped_dir
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
@@ -60,17 +61,31 @@ def _canonical(data: Any) -> str:
 CHECKPOINT_EVERY = 25
 
 
-__all__ = ["Referee", "TableHost", "engine_version", "rebuild", "result_digest"]
+__all__ = [
+    "Referee",
+    "TableHost",
+    "chained",
+    "engine_version",
+    "rebuild",
+    "result_digest",
+    "table_genesis",
+]
 
 
 def _reply(
-    applied: bool, replayed: bool, seq: int, entry_json: str | None, table: TableSummary
+    applied: bool,
+    replayed: bool,
+    seq: int,
+    entry_json: str | None,
+    table: TableSummary,
+    head: str,
 ) -> str:
     """A ``Reply`` as JSON text, around the entry's JSON exactly as it was logged (no second
     serialisation of the biggest part)."""
     return (
         f'{{"applied":{str(applied).lower()},"replayed":{str(replayed).lower()},"seq":{seq},'
-        f'"entry":{entry_json or "null"},"table":{table.model_dump_json()}}}'
+        f'"entry":{entry_json or "null"},"table":{table.model_dump_json()},'
+        f'"head_sha256":"{head}"}}'
     )
 
 
@@ -90,6 +105,7 @@ class TableHost:
     commitment: str
     seed_chosen: bool
     timeline: Timeline  # the derived state and what the log says about it (undo stack ...)
+    head: str  # the log's hash chain after its last event (tankref.core.chain)
     seq: int = 0
     damaged: str | None = None  # why the log could not be replayed; the table is read-only
     # player -> SHA-256 of their seat token: a player's own credential, beside the table's
@@ -208,8 +224,13 @@ class Referee:
                 row = self.store.table(table_id)
                 assert row is not None  # listed a moment ago, and rows are never deleted
                 events = self.store.events(table_id)
-                _check_entries(events)
+                head, broken = _check_log(row, events)
                 host = rebuild(row, events)
+                host.head = head
+                if broken is not None and not host.damaged:
+                    # After the replay: the engine's reason for an edited event is plainer.
+                    host.damaged = broken
+                    log.error("table %s: %s", table_id, broken)
                 host.quiet = self.store.quiet_requests(table_id)
                 host.seat_tokens = self.store.seat_tokens(table_id)
             except Exception as exc:  # one table that cannot be read must not stop the rest
@@ -235,6 +256,7 @@ class Referee:
             commitment=row.commitment,
             seed_chosen=row.seed_chosen,
             timeline=Timeline(rules, state, seed_players(row.dice)),
+            head=table_genesis(row),
         )
 
     def effective_events(self, host: TableHost) -> list[EventRow]:
@@ -381,6 +403,7 @@ class Referee:
             damaged=host.damaged,
             tanks=host.rules.tank_views(host.state),
             state=host.public_state(),
+            head_sha256=host.head,
         )
 
     # --- writes ----------------------------------------------------------------------------
@@ -417,7 +440,7 @@ class Referee:
                         "request",
                     )
                     host.quiet[request_id] = (host.seq, request_sha)
-                return _reply(False, False, host.seq, None, host.summary())
+                return _reply(False, False, host.seq, None, host.summary(), host.head)
             try:
                 step = host.timeline.act(action, dice)
             except RulesError as err:
@@ -447,12 +470,13 @@ class Referee:
             seq, first_sha = host.quiet[request_id]
             if first_sha != request_sha:
                 raise _reused(request_id)
-            return _reply(False, True, seq, None, host.summary())
+            return _reply(False, True, seq, None, host.summary(), host.head)
         if request_id is not None and request_id in host.requests:
             seq, first_sha = host.requests[request_id]
             if first_sha != request_sha:
                 raise _reused(request_id)
-            return _reply(True, True, seq, self.store.entry_at(host.id, seq), host.summary())
+            entry = self.store.entry_at(host.id, seq)
+            return _reply(True, True, seq, entry, host.summary(), host.head)
         if host.damaged:
             raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
         return None
@@ -470,18 +494,41 @@ class Referee:
         seq = host.seq + 1
         summary = host.timeline.summary_after(step)
         result = step.result_json()
+        at = _now()
+        action = step.action
+        supplied = None if dice is None else dice.model_dump(mode="json")
+        chat = chat_lines(step.result)
+        result_sha = result_digest(result)
+        state_sha = self._checkpoint(host, seq, step.state, summary)
+        version = self.version(host.rules.name)
+        # One hash per append: the chain goes on from the head kept in memory.
+        head = chain.link(
+            host.head,
+            seq=seq,
+            kind=step.kind,
+            request_id=request_id,
+            action=action,
+            dice=supplied,
+            result_sha256=result_sha,
+            state_sha256=state_sha,
+            version=version,
+            at=at,
+            chat=chat,
+        )
         entry = LogEntry(
             seq=seq,
-            at=_now(),
+            at=at,
             request_id=request_id,
             kind=step.kind,
-            action=step.action,
-            dice=None if dice is None else dice.model_dump(mode="json"),
+            action=action,
+            dice=supplied,
             result=result,
-            chat=chat_lines(step.result),
+            chat=chat,
             tanks=self._changed_tanks(host, step.state, step.result),
             table=summary,
             by=by,
+            previous_sha256=host.head,
+            chain_sha256=head,
         )
         entry_json = entry.model_dump_json()
         self._append(
@@ -493,20 +540,21 @@ class Referee:
                 action=entry.action,
                 dice=entry.dice,
                 entry=entry_json,
-                result_sha256=result_digest(result),
-                state_sha256=self._checkpoint(host, seq, step.state, summary),
-                version=self.version(host.rules.name),
-                created_at=entry.at,
+                result_sha256=result_sha,
+                state_sha256=state_sha,
+                version=version,
+                created_at=at,
             )
         )
         # Committed: only now does the table move on.
         host.timeline.commit(step, seq)
         host.seq = seq
+        host.head = head
         host.note_shot(seq, step)
         if request_id is not None:
             host.requests[request_id] = (seq, request_sha)
         host.notify()
-        return _reply(True, False, seq, entry_json, summary)
+        return _reply(True, False, seq, entry_json, summary, head)
 
     def _checkpoint(
         self, host: TableHost, seq: int, state: Any, summary: TableSummary
@@ -585,9 +633,14 @@ def _allowed_dice(host: TableHost, dice: SuppliedDice) -> SuppliedDice | None:
     )
 
 
-def _check_entries(events: list[EventRow]) -> None:
+def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:
     """Each logged entry (served as it is stored) is JSON and carries the result its event
-    decided: a damaged entry sets the table aside rather than being served."""
+    decided: a damaged entry sets the table aside rather than being served. Returns the
+    log's head and, if an entry's chain link disagrees, why (the table is then read-only).
+    Each entry is parsed once, here, at start-up: the chain of a log written before the
+    chain existed is computed in the same pass."""
+    head = table_genesis(row)
+    broken: str | None = None
     for event in events:
         try:
             entry = json.loads(event.entry)
@@ -596,6 +649,9 @@ def _check_entries(events: list[EventRow]) -> None:
         result = entry.get("result") if isinstance(entry, dict) else None
         if not isinstance(result, dict) or result_digest(result) != event.result_sha256:
             raise ValueError(f"event {event.seq}: its logged entry does not match its result")
+        head, wrong = chained(head, event, entry)
+        broken = broken or wrong
+    return head, broken
 
 
 def _reused(request_id: str) -> ApiError:
@@ -615,9 +671,56 @@ def seed_players(dice: dict[str, Any]) -> list[str | None]:
     return [None] * len(dice.get("player_seeds", ()))
 
 
+def table_genesis(row: TableRow) -> str:
+    """The start of a table's hash chain, from its row (the fields its export shows)."""
+    dice = DiceState.model_validate(row.dice)
+    return chain.genesis(
+        table_id=row.id,
+        ruleset=row.ruleset,
+        created_at=row.created_at,
+        version=row.version,
+        setup=row.setup,
+        dice_source=dice.source,
+        damage_cards=dice.damage_cards,
+        commitment=row.commitment,
+        seed_chosen=row.seed_chosen,
+        player_seeds=list(zip(seed_players(row.dice), dice.player_seeds, strict=True)),
+    )
+
+
+def chained(previous: str, event: EventRow, entry: dict[str, Any]) -> tuple[str, str | None]:
+    """The chain after a stored event, and what is wrong with it (None: nothing). Events
+    logged before the chain existed are hashed the same way on load (their entries just do
+    not carry it); an entry that does carry it must agree, else the stored log was edited
+    after it was written. ``entry``: the event's entry, parsed."""
+    head = chain.link(
+        previous,
+        seq=event.seq,
+        kind=str(entry.get("kind")),
+        request_id=event.request_id,
+        action=event.action,
+        dice=event.dice,
+        result_sha256=event.result_sha256,
+        state_sha256=event.state_sha256,
+        version=event.version,
+        at=event.created_at,
+        chat=list(entry.get("chat", [])),
+    )
+    logged = (entry.get("previous_sha256"), entry.get("chain_sha256"))
+    if logged != (None, None) and logged != (previous, head):
+        return head, (
+            f"event {event.seq}: the log's hash chain breaks here (its entry says "
+            f"{str(logged[1])[:16]}..., the stored events hash to {head[:16]}...): the "
+            "database was edited after it was written"
+        )
+    return head, None
+
+
 def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
     """A table made again from its log (start-up, ``tankref export``): every event replayed
-    through ``Timeline.replay``; a log that no longer replays marks the table damaged."""
+    through ``Timeline.replay``; a log that no longer replays marks the table damaged. Its
+    ``head`` is left at the chain's start: ``Referee.load`` computes the log's head while it
+    checks the entries (the export computes its own)."""
     host = Referee._host_from_row(row)
     for event in events:
         if event.request_id is not None:

@@ -141,6 +141,9 @@ class TableRead(BaseModel):
     )
     tanks: list[TankView]
     state: dict[str, Any] = Field(description="The whole derived state (secrets removed).")
+    head_sha256: str = Field(
+        description="The table's head: the hash chain over its log, after its last event."
+    )
 
 
 class Scene(BaseModel):
@@ -200,6 +203,17 @@ class LogEntry(BaseModel):
     tanks: list[TankView] = Field(description="Every tank the action changed, ready to draw.")
     table: TableSummary
     by: OrderedBy | None = Field(default=None, description="Who gave the order, if said.")
+    previous_sha256: str | None = Field(
+        default=None,
+        description="The log's hash chain before this entry (absent on entries logged before "
+        "the chain existed; the export carries it for every event).",
+    )
+    chain_sha256: str | None = Field(
+        default=None,
+        description="The hash chain after this entry: the table's head while it is the last. "
+        "Note its first 8 digits at the end of a game; 'tankref verify --head' checks an "
+        "export against it.",
+    )
 
 
 class Reply(BaseModel):
@@ -208,6 +222,7 @@ class Reply(BaseModel):
     seq: int
     entry: LogEntry | None
     table: TableSummary
+    head_sha256: str = Field(description="The table's head: its log's hash chain, as of now.")
 
 
 class LogPage(BaseModel):

@@ -154,6 +154,7 @@ class TableView {
     this.problem(table.damaged ? `This table is read-only: ${table.damaged}` : null);
     this.lastSeq = table.seq;
     this.log.setLast(table.seq);
+    this.head = table.head_sha256 || null;
     this.banner(table.table);
     await Promise.all([this.log.render(), this.loadScene(), this.loadLuck()]);
     this.connect();
@@ -193,6 +194,15 @@ class TableView {
       return [i ? " v " : "", el("span", { class: "player", "data-player": id }, swatch, id)];
     });
     parts.push(el("span", { class: "players muted" }, players));
+    // The log's head (first 8 hex digits, as in the TTS chat): noted at the end of a game,
+    // it lets a player check the export later (tankref verify --head).
+    if (this.head) {
+      parts.push(el("span", {
+        class: "head muted", id: "head", "data-head": this.head,
+        title: `The log's hash chain after entry ${this.lastSeq}: ${this.head}`,
+        text: `log ${this.head.slice(0, 8)}`,
+      }));
+    }
     replace($("banner"), parts);
     $("banner").dataset.status = s.status;
     $("banner").dataset.turn = String(s.turn);
@@ -232,6 +242,7 @@ class TableView {
     if (this.closed || entry.seq <= this.lastSeq) return; // already shown (a resumed stream)
     this.lastSeq = entry.seq;
     window.tankrefPage.updates += 1;
+    if (entry.chain_sha256) this.head = entry.chain_sha256;
     if (entry.table) this.banner(entry.table);
     this.log.add(entry);
     this.refreshScene();
