@@ -122,6 +122,7 @@ def rechain(doc: dict[str, Any]) -> None:
         commitment=t["commitment"],
         seed_chosen=t["seed_chosen"],
         player_seeds=[(s["player"], s["seed"]) for s in t["player_seeds"]],
+        seat_credentials=t.get("seat_credentials", False),
     )
     for e in doc["events"]:
         e["previous_sha256"] = head

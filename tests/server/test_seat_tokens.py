@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -163,3 +164,54 @@ def test_verify_fails_a_void_forged_by_one_credential(
     out = capsys.readouterr().out
     assert f"MISMATCH event {done} (void {shot})" in out
     assert "one credential asks once" in out
+
+
+def test_a_table_from_before_seat_tokens_keeps_its_one_token_void(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table created before seat tokens has none to give: its table token still asks a void
+    for both players (the old rule), across a restart, and its export verifies with a note.
+    A table with seat tokens is unchanged beside it (the forged void stays refused)."""
+    db = tmp_path / "referee.sqlite3"
+    dice = {"source": "server", "seed": "before-seats"}
+    with live_referee(db) as live:
+        old, new = new_table(live.url, dice=dice), new_table(live.url, dice=dice)
+    # Make `old` what the previous version wrote: no seat tokens, no seat_credentials mark.
+    raw = sqlite3.connect(db)
+    (stored,) = raw.execute("SELECT dice FROM tables WHERE id = ?", (old.id,)).fetchone()
+    before_seats = {k: v for k, v in json.loads(stored).items() if k != "seat_credentials"}
+    raw.execute("UPDATE tables SET dice = ? WHERE id = ?", (json.dumps(before_seats), old.id))
+    raw.execute("DELETE FROM seat_tokens WHERE table_id = ?", (old.id,))
+    raw.commit()
+    raw.close()
+    with live_referee(db) as live:
+        for created, one_token_voids in ((old.created, True), (new.created, False)):
+            table = Table(live.url, created)
+            table.ok(table.put_tank("R1", card="tiger-i", player="Red", x=0, z=-20, facing=0))
+            table.ok(
+                table.put_tank("B1", card="m4a1-sherman", player="Blue", x=0, z=20, facing=180)
+            )
+            table.ok(table.act({"kind": "crew_roll"}))
+            table.ok(table.act({"kind": "start_game"}))
+            shot = table.ok(table.act(ENGAGE))["seq"]
+            table.ok(void(table, shot, "Red"))
+            if one_token_voids:
+                assert table.ok(void(table, shot, "Blue"))["entry"]["kind"] == "void"
+            else:
+                refused(void(table, shot, "Blue"), 409, "VOID_NEEDS_TWO_SEATS")
+            table.close()
+    with live_referee(db) as live:  # the one-token void replays: the table is not damaged
+        again = Table(live.url, old.created)
+        assert again.read()["damaged"] is None
+        again.ok(again.http.post(again.path("/end"), json={"request_id": "end"}))
+        doc = again.ok(again.http.get(again.path("/export")))
+        again.close()
+    assert doc["table"]["seat_credentials"] is False
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    assert cli.main(["verify", str(path)]) == 0
+    assert "a table from before seat tokens" in capsys.readouterr().out
+    # Passing a table off as one with seat tokens (or back) changes where its chain starts.
+    doc["table"]["seat_credentials"] = True
+    path.write_text(json.dumps(doc))
+    assert cli.main(["verify", str(path)]) == 1

@@ -38,6 +38,7 @@ def genesis(
     commitment: str,
     seed_chosen: bool,
     player_seeds: list[tuple[str | None, str]],
+    seat_credentials: bool,
 ) -> str:
     """The chain's start: the table as created, before any event."""
     return _hash(
@@ -54,6 +55,8 @@ def genesis(
                 "commitment": commitment,
                 "seed_chosen": seed_chosen,
                 "player_seeds": [{"player": p, "seed": s} for p, s in player_seeds],
+                # part of the start, so an export cannot pass itself off as from before seats
+                "seat_credentials": seat_credentials,
             }
         )
     )

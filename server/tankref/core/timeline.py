@@ -133,6 +133,9 @@ class Timeline:
     rules: Ruleset
     state: Any
     seed_players: list[str | None] = field(default_factory=list)  # owner of each player seed
+    # Each void ask needs its own credential (issue 15). False: a table created before seat
+    # tokens existed, which has none to give, so one token may still ask for every player.
+    seat_credentials: bool = True
     seq: int = 0
     done: list[Done] = field(default_factory=list)  # the undo stack, oldest first
     pending: PendingVoid | None = None
@@ -352,7 +355,7 @@ class Timeline:
             )
         same = self.pending if self.pending and self.pending.seq == top.seq else None
         asked = same.players if same else ()
-        by_table = _void_credential(action) == "table"
+        by_table = self.seat_credentials and _void_credential(action) == "table"
         if player in asked:
             raise RulesError(
                 "VOID_ALREADY_ASKED",

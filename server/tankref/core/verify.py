@@ -54,6 +54,8 @@ class ExportTable(_Strict):
     damaged: str | None
     last_seq: int
     head_sha256: str | None = None  # the hash chain after the last event (None: version 1)
+    # each void ask needed its own credential (absent: a table from before seat tokens)
+    seat_credentials: bool = False
 
 
 class ExportEvent(_Strict):
@@ -219,7 +221,12 @@ def _start(rules: Ruleset, table: ExportTable, seed: str) -> Timeline:
             "player_seeds": [s.seed for s in table.player_seeds],
         }
     )
-    return Timeline(rules, rules.new_table(setup, dice), [s.player for s in table.player_seeds])
+    return Timeline(
+        rules,
+        rules.new_table(setup, dice),
+        [s.player for s in table.player_seeds],
+        seat_credentials=table.seat_credentials,
+    )
 
 
 def verify_export(
@@ -243,6 +250,10 @@ def verify_export(
         raise ExportUnreadable(str(exc)) from None
 
     _check_seed(table, report, require_seed)
+    if not table.seat_credentials:
+        report.notes.append(
+            "a table from before seat tokens: one credential could ask a void for every player"
+        )
     _check_numbering(doc, report)
     links = _check_chain(doc, report)
     report.head = links[-1]
@@ -353,6 +364,7 @@ def _check_chain(doc: ExportDocument, report: Report) -> list[str]:
             commitment=table.commitment,
             seed_chosen=table.seed_chosen,
             player_seeds=[(s.player, s.seed) for s in table.player_seeds],
+            seat_credentials=table.seat_credentials,
         )
     ]
     for event in doc.events:

@@ -23,7 +23,13 @@ from tankref.core.verify import (
     ExportTable,
     PlayerSeed,
 )
-from tankref.server.referee import TableHost, chained, seed_players, table_genesis
+from tankref.server.referee import (
+    TableHost,
+    chained,
+    seat_credentials,
+    seed_players,
+    table_genesis,
+)
 from tankref.server.store import EventRow, TableRow, read_log
 
 
@@ -98,6 +104,7 @@ def export_document(row: TableRow, events: list[EventRow], host: Standing) -> di
         damage_cards=dice.damage_cards,
         commitment=row.commitment,
         seed_chosen=row.seed_chosen,
+        seat_credentials=seat_credentials(row.dice),
         player_seeds=[
             PlayerSeed(player=p, seed=s) for p, s in zip(owners, dice.player_seeds, strict=True)
         ],

@@ -255,7 +255,12 @@ class Referee:
             token_sha256=row.token_sha256,
             commitment=row.commitment,
             seed_chosen=row.seed_chosen,
-            timeline=Timeline(rules, state, seed_players(row.dice)),
+            timeline=Timeline(
+                rules,
+                state,
+                seed_players(row.dice),
+                seat_credentials=seat_credentials(row.dice),
+            ),
             head=table_genesis(row),
         )
 
@@ -315,6 +320,7 @@ class Referee:
             dice={
                 **dice.model_dump(mode="json"),
                 "player_seed_players": sorted(body.dice.player_seeds),
+                "seat_credentials": True,  # seat tokens were made (a table from before: none)
             },
             commitment=_sha256(seed),
             seed_chosen=body.dice.seed is not None,
@@ -671,6 +677,12 @@ def seed_players(dice: dict[str, Any]) -> list[str | None]:
     return [None] * len(dice.get("player_seeds", ()))
 
 
+def seat_credentials(dice: dict[str, Any]) -> bool:
+    """Whether the table has seat tokens, so that each void ask needs its own credential
+    (False: a table created before seat tokens, which keeps the one-token void)."""
+    return dice.get("seat_credentials") is True
+
+
 def table_genesis(row: TableRow) -> str:
     """The start of a table's hash chain, from its row (the fields its export shows)."""
     dice = DiceState.model_validate(row.dice)
@@ -685,6 +697,7 @@ def table_genesis(row: TableRow) -> str:
         commitment=row.commitment,
         seed_chosen=row.seed_chosen,
         player_seeds=list(zip(seed_players(row.dice), dice.player_seeds, strict=True)),
+        seat_credentials=seat_credentials(row.dice),
     )
 
 
