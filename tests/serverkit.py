@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,10 +78,15 @@ class RefereeCommand:
 
 @contextmanager
 def serve_command(
-    db_path: Path, *args: str, host: str = "127.0.0.1", timeout: float = 20
+    db_path: Path,
+    *args: str,
+    host: str = "127.0.0.1",
+    timeout: float = 20,
+    file_limit: int | None = None,
 ) -> Iterator[RefereeCommand]:
     """``python -m tankref serve --host HOST --port P --db DB ARGS...``, up once /health
-    answers (asked by IP address, with a Host header it accepts); stopped afterwards."""
+    answers (asked by IP address, with a Host header it accepts); stopped afterwards.
+    ``file_limit``: the process's ``ulimit -n`` (Unix)."""
     port = free_port()
     stderr_path = db_path.with_name(f"{db_path.name}.{port}.stderr")
     with stderr_path.open("wb") as err, stderr_path.with_suffix(".stdout").open("wb") as out:
@@ -90,6 +95,7 @@ def serve_command(
              "--db", str(db_path), "--log-level", "info", *args],
             stdout=out,
             stderr=err,
+            preexec_fn=None if file_limit is None else _file_limit(file_limit),
         )  # fmt: skip
     url = f"http://{host}:{port}"
     try:
@@ -112,6 +118,15 @@ def serve_command(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout)
+
+
+def _file_limit(limit: int) -> Callable[[], None]:
+    def apply() -> None:  # in the child, before it runs: its own `ulimit -n`
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return apply
 
 
 class Table:

@@ -577,21 +577,60 @@ def test_a_huge_request_head_is_refused_before_it_is_read(tmp_path: Path) -> Non
         assert httpx.get(f"{live.url}/health").status_code == 200
 
 
-def test_past_the_connection_cap_the_referee_answers_503_and_recovers(tmp_path: Path) -> None:
-    """More sockets than the cap: a request is answered 503 at once (not left hanging, and
-    the process keeps its file descriptors); once the idle ones are let go, 200 again."""
+def test_at_the_cap_idle_sockets_make_room_and_asking_ones_get_503(tmp_path: Path) -> None:
+    """More idle sockets than the cap: the oldest are let go at once, so a client that asks
+    is answered (200 within 1 s). Sockets that are all asking (a head under way) fill the cap:
+    a request is answered 503 at once, not left hanging; once they time out, 200 again."""
     limits = ConnectionLimits(head_seconds=1.5, keep_alive_seconds=1, max_connections=30)
     with live_referee(tmp_path / "r.sqlite3", limits=limits) as live:
         idle = [_connect(live.url) for _ in range(40)]
+        asked = time.monotonic()
+        assert httpx.get(f"{live.url}/health", timeout=5).status_code == 200
+        assert time.monotonic() - asked < 1.0
+        assert sum(_closed_by_server(s) for s in idle[:15]) >= 10  # the oldest made room
+        for sock in idle:
+            sock.close()
+        time.sleep(0.3)
+        slow = []
+        for _ in range(40):
+            sock = _connect(live.url)
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            slow.append(sock)
         asked = time.monotonic()
         assert httpx.get(f"{live.url}/health", timeout=5).status_code == 503
         assert time.monotonic() - asked < 1.0
         time.sleep(limits.head_seconds + 0.5)
         deadline = time.monotonic() + GRACE
         while httpx.get(f"{live.url}/health", timeout=5).status_code != 200:
-            assert time.monotonic() < deadline, "still refused once the idle sockets are gone"
+            assert time.monotonic() < deadline, "still refused once the slow sockets are gone"
             time.sleep(0.1)
-        assert all(_closed_by_server(s) for s in idle)
+        assert all(_closed_by_server(s) for s in slow)
+        for sock in slow:
+            sock.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="ulimit -n is a Unix limit")
+def test_under_a_small_file_limit_idle_sockets_never_starve_health(tmp_path: Path) -> None:
+    """Under `ulimit -n 256`, 300 idle sockets used to take every file descriptor and /health
+    stopped answering. The cap follows the file limit and idle sockets make room: /health
+    answers within 1 s all the while."""
+    with serve_command(tmp_path / "r.sqlite3", file_limit=256) as live:
+        idle = []
+        waits = []
+
+        def health() -> None:  # a new client each time: it needs a descriptor of its own
+            asked = time.monotonic()
+            assert httpx.get(f"{live.url}/health", timeout=5).status_code == 200
+            waits.append(time.monotonic() - asked)
+
+        for i in range(300):
+            idle.append(_connect(live.url))
+            if i % 25 == 0:
+                health()
+        for _ in range(10):
+            health()
+        assert max(waits) < 1.0, waits
+        assert sum(_closed_by_server(s) for s in idle) >= 300 - 256
         for sock in idle:
             sock.close()
 

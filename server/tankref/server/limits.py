@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-from dataclasses import dataclass
+import itertools
+import sys
+from dataclasses import dataclass, replace
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -20,7 +22,25 @@ class ConnectionLimits:
     head_bytes: int = 16 * 1024  # request line and headers together
     head_seconds: float = 5.0  # from connecting (or the last reply) to the end of the head
     keep_alive_seconds: int = 5  # an idle connection between requests
-    max_connections: int = 500  # beyond: 503 at once (file descriptors run out otherwise)
+    max_connections: int = 500  # beyond: idle ones are let go, then 503 (fds run out otherwise)
+
+
+# File descriptors the process needs besides its clients: the database and its -wal, the
+# listening sockets, the event loop's own, logs, the export's read-only connection.
+FD_RESERVE = 64
+
+
+def within_file_limit(limits: ConnectionLimits) -> ConnectionLimits:
+    """The connection cap lowered to what the process's file limit can hold (``ulimit -n``):
+    past it accept() fails and nothing, /health included, is answered."""
+    if sys.platform == "win32":  # no per-process descriptor limit of this kind
+        return limits
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft - FD_RESERVE >= limits.max_connections:
+        return limits
+    return replace(limits, max_connections=max(8, soft - FD_RESERVE))
 
 
 def protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
@@ -31,16 +51,47 @@ def protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
         return H11Protocol
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+    waiting_order = itertools.count()  # when each connection began to wait, in order
+
     class LimitedHttpTools(HttpToolsProtocol):
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self.head_size = 0
             self.head_deadline: asyncio.TimerHandle | None = None
+            self.idle_since = next(waiting_order)
             self._await_head()
+            self._make_room()
+
+        def _make_room(self) -> None:
+            """At the cap, the oldest connections that are only waiting (nothing of a request
+            sent yet) are let go first, so a client that asks is answered rather than
+            refused for sockets that ask nothing."""
+            over = len(self.connections) - limits.max_connections + 1
+            if over <= 0:
+                return
+            idle = sorted(
+                (
+                    c
+                    for c in self.connections
+                    if c is not self and isinstance(c, LimitedHttpTools) and c.idle
+                ),
+                key=lambda c: c.idle_since,
+            )
+            for conn in idle[:over]:
+                conn.transport.close()
+                # Counted out now: its connection_lost may come after this connection's first
+                # request is read, which would then find the cap still full.
+                self.connections.discard(conn)
+
+        @property
+        def idle(self) -> bool:
+            waiting = self.head_deadline is not None and self.head_size == 0
+            return waiting and not self.transport.is_closing()
 
         def _await_head(self) -> None:
             self._head_arrived()
             self.head_size = 0
+            self.idle_since = next(waiting_order)
             self.head_deadline = self.loop.call_later(limits.head_seconds, self._head_too_slow)
 
         def _head_arrived(self) -> None:

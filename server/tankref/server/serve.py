@@ -12,7 +12,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from tankref.server.app import create_app
-from tankref.server.limits import protocol_class
+from tankref.server.limits import protocol_class, within_file_limit
 from tankref.server.settings import Settings
 from tankref.server.store import EventStore, StoreError, one_line
 
@@ -58,7 +58,7 @@ def redact_queries_in_logs() -> None:
 def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicorn.Config:
     """How the referee is served, here and in the tests and benches."""
     settings: Settings = app.state.settings
-    limits = settings.limits
+    limits = within_file_limit(settings.limits)
     config = uvicorn.Config(
         app,
         host=host,
