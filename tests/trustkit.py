@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from tankref.core import chain
+from tankref.core.verify import chain_links, read_export
 from tankref.server.errors import ApiError
 from tankref.server.referee import Referee, TableHost
 from tankref.server.schemas import CreateTable
@@ -109,36 +109,9 @@ async def _play(ref: Referee, host: TableHost, events: int, rng: random.Random, 
 
 def rechain(doc: dict[str, Any]) -> None:
     """What a forger who knows the format does after an edit: every link and the head computed
-    again with the public chain functions, so the export is consistent with itself."""
-    t = doc["table"]
-    head = chain.genesis(
-        table_id=t["id"],
-        ruleset=t["ruleset"],
-        created_at=t["created_at"],
-        version=t["version"],
-        setup=t["setup"],
-        dice_source=t["dice_source"],
-        damage_cards=t["damage_cards"],
-        commitment=t["commitment"],
-        seed_chosen=t["seed_chosen"],
-        player_seeds=[(s["player"], s["seed"]) for s in t["player_seeds"]],
-        seat_credentials=t.get("seat_credentials", False),
-    )
-    for e in doc["events"]:
-        e["previous_sha256"] = head
-        head = chain.link(
-            head,
-            seq=e["seq"],
-            kind=e["kind"],
-            request_id=e["request_id"],
-            action=e["action"],
-            dice=e["dice"],
-            result_sha256=e["result_sha256"],
-            state_sha256=e["state_sha256"],
-            version=e["version"],
-            at=e["at"],
-            chat=e["chat"],
-        )
-        e["chain_sha256"] = head
-    t["head_sha256"] = head
-    t["last_seq"] = doc["events"][-1]["seq"]
+    again with the public chain formula, so the export is consistent with itself."""
+    links = chain_links(read_export(doc))
+    for i, event in enumerate(doc["events"]):
+        event["previous_sha256"], event["chain_sha256"] = links[i], links[i + 1]
+    doc["table"]["head_sha256"] = links[-1]
+    doc["table"]["last_seq"] = doc["events"][-1]["seq"]

@@ -347,10 +347,9 @@ def _check_numbering(doc: ExportDocument, report: Report) -> None:
         )
 
 
-def _check_chain(doc: ExportDocument, report: Report) -> list[str]:
-    """The hash chain computed again from the export's content: the link before the first
-    event, then after each. A link the export states that differs is a problem (the first
-    only: after a break every later link differs too)."""
+def chain_links(doc: ExportDocument) -> list[str]:
+    """The hash chain as the export's content gives it: the link before the first event,
+    then the link after each (the last is the head)."""
     table = doc.table
     links = [
         chain.genesis(
@@ -383,6 +382,14 @@ def _check_chain(doc: ExportDocument, report: Report) -> list[str]:
                 chat=event.chat,
             )
         )
+    return links
+
+
+def _check_chain(doc: ExportDocument, report: Report) -> list[str]:
+    """The hash chain computed again from the export's content. A link the export states
+    that differs is a problem (the first only: after a break every later link differs too)."""
+    table = doc.table
+    links = chain_links(doc)
     stated = [table.head_sha256] + [
         h for e in doc.events for h in (e.previous_sha256, e.chain_sha256)
     ]
