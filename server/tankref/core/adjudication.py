@@ -1,0 +1,205 @@
+"""The adjudication kit every ruleset works with: one action against a private copy.
+
+A ``Context`` holds the working copy of the state (units shared with the caller's state until
+a handler writes to one: copy on write), the dice bag, and the result being written. The
+engine hands the new state back only when the whole action succeeded, so a refusal, or a
+table that still owes dice, leaves the caller's state exactly as it was. ``finish`` settles
+the dice and lists what changed on each unit the action touched, with its markers and
+tooltip, the same way for every ruleset.
+
+A ruleset subclasses ``Context`` once: where its units live (``unit_maps``), which of their
+fields a front end is told about (``tracked``), and how it draws a unit (``view``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
+from tankref.core.errors import RulesError
+from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
+
+
+def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
+    """The rules say no: a stable ``code``, the ``clause``, a message a player can act on."""
+    raise RulesError(code, clause, message, details)
+
+
+class WorkingState(Protocol):
+    """A table state the kit can work on: its dice, and a copy to work on."""
+
+    dice: DiceState
+
+    def clone(self) -> Any: ...
+
+
+S = TypeVar("S", bound=WorkingState)
+U = TypeVar("U", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Adjudication(Generic[S]):
+    """What an adjudication hands back: the new state and the result that explains it."""
+
+    state: S
+    result: Result
+
+
+class Context(Generic[S, U]):
+    """One adjudication's working copy, dice and result.
+
+    Subclasses set ``unit_maps`` (the state's attributes that map unit id -> unit, searched in
+    order), ``tracked`` (the fields reported as changes) and override ``view`` (markers and
+    tooltip) and ``label`` (how the summary names a unit).
+    """
+
+    unit_maps: ClassVar[tuple[str, ...]] = ("tanks",)
+    tracked: ClassVar[tuple[str, ...]] = ()
+    # Changes listed in the order units were first touched, or sorted by id.
+    sorted_changes: ClassVar[bool] = True
+    # A ruling already noted for this action is not repeated.
+    rulings_once: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        before: S,
+        action: dict[str, Any],
+        dice: Mapping[str, DieSpec],
+        supplied: SuppliedDice | None,
+    ) -> None:
+        self.before = before
+        self.state: S = before.clone()
+        self.bag = DiceBag(self.state.dice, dice, supplied)
+        self.result = Result(action=action)
+        self._touched: dict[str, None] = {}  # insertion-ordered set
+        self._copied: set[str] = set()
+
+    # --- units ---------------------------------------------------------------------------
+    def _map_of(self, state: S, unit_id: str) -> MutableMapping[str, U] | None:
+        for attr in self.unit_maps:
+            units: MutableMapping[str, U] = getattr(state, attr)
+            if unit_id in units:
+                return units
+        return None
+
+    def edit(self, unit_id: str) -> U:
+        """The unit, privately copied into the working state on first write."""
+        units = self._map_of(self.state, unit_id)
+        if units is None:
+            raise KeyError(unit_id)
+        if unit_id not in self._copied:
+            units[unit_id] = units[unit_id].model_copy()
+            self._copied.add(unit_id)
+        self._touched.setdefault(unit_id)
+        return units[unit_id]
+
+    def add(self, unit_id: str, unit: U, attr: str | None = None) -> U:
+        """A new unit in the working state (placed during setup)."""
+        getattr(self.state, attr or self.unit_maps[0])[unit_id] = unit
+        self._copied.add(unit_id)
+        self._touched.setdefault(unit_id)
+        return unit
+
+    def forget(self, unit_id: str) -> None:
+        """The unit taken off the table for good (its model removed)."""
+        units = self._map_of(self.state, unit_id)
+        if units is not None:
+            del units[unit_id]
+        self._touched.setdefault(unit_id)
+
+    def touch(self, unit_id: str) -> None:
+        """Report the unit in the changes though none of its fields changed (it acted)."""
+        self._touched.setdefault(unit_id)
+
+    @property
+    def edited(self) -> list[str]:
+        ids = list(self._touched)
+        return sorted(ids) if self.sorted_changes else ids
+
+    # --- the result ------------------------------------------------------------------------
+    def say(self, line: str) -> None:
+        self.result.summary.append(line)
+
+    def rule(self, clause: str, text: str, option: str | None = None, value: Any = None) -> None:
+        if self.rulings_once and any(
+            r.clause == clause and r.text == text for r in self.result.rulings
+        ):
+            return
+        self.result.rulings.append(
+            RulingNote(
+                clause=clause, text=text, option=option, value=None if value is None else str(value)
+            )
+        )
+
+    def modifier(
+        self,
+        clause: str,
+        label: str,
+        amount: int,
+        applies_to: ModifierTarget,
+        ruling: str | None = None,
+    ) -> Modifier:
+        mod = Modifier(
+            clause=clause, label=label, amount=amount, applies_to=applies_to, ruling=ruling
+        )
+        self.result.modifiers.append(mod)
+        return mod
+
+    def event(self, kind: str, clause: str | None, text: str, **data: Any) -> None:
+        self.result.events.append(Event(kind=kind, clause=clause, text=text, data=data))
+
+    # --- drawing a unit (the ruleset's) ---------------------------------------------------
+    def label(self, unit: U) -> str:
+        return f"{getattr(unit, 'name', '?')} ({getattr(unit, 'id', '?')})"
+
+    def view(self, unit: U, last_line: str | None) -> tuple[list[str], str]:
+        """Its markers and its tooltip (given the last summary line that names it)."""
+        return [], ""
+
+    def tracked_for(self, unit: U) -> Sequence[str]:
+        return self.tracked
+
+    def extra_changes(self, before: U | None, after: U) -> dict[str, list[Any]]:
+        """Changes a field-by-field look does not show (a swapped card ...)."""
+        return {}
+
+    # --- the end ---------------------------------------------------------------------------
+    def finish(self) -> Adjudication[S]:
+        """Settle the dice, list each touched unit's changes: the new state and its result."""
+        self.bag.finish()
+        self.state.dice = self.bag.settled_state()
+        self.result.rolls = self.bag.rolls
+        for unit_id in self.edited:
+            self.result.changes.append(self._change(unit_id))
+        return Adjudication(self.state, self.result)
+
+    def _change(self, unit_id: str) -> TankChange:
+        before_map = self._map_of(self.before, unit_id)
+        before = before_map[unit_id] if before_map is not None else None
+        after_map = self._map_of(self.state, unit_id)
+        if after_map is None:
+            name = str(getattr(before, "name", unit_id)) if before is not None else unit_id
+            return TankChange(tank_id=unit_id, name=name, changes={"removed": [False, True]})
+        after = after_map[unit_id]
+        diff: dict[str, list[Any]] = {}
+        for field in self.tracked_for(after):
+            new = getattr(after, field)
+            old = getattr(before, field) if before is not None else None
+            if old != new:
+                diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
+        diff.update(self.extra_changes(before, after))
+        label = self.label(after)
+        last = next((line for line in reversed(self.result.summary) if label in line), None)
+        markers, tooltip = self.view(after, last)
+        return TankChange(
+            tank_id=unit_id,
+            name=str(getattr(after, "name", unit_id)),
+            changes=diff,
+            markers=markers,
+            tooltip=tooltip,
+        )
