@@ -38,6 +38,8 @@ RULING_COVER = "Infantry are in cover inside a woods or cover piece."
 
 @dataclass
 class ShotPlan:
+    """A shot checked and measured, not yet rolled: the Fire, its options and its odds."""
+
     shooter: UnitState
     target: UnitState
     weapon_index: int
@@ -176,6 +178,8 @@ def plan_fire(state: TableState, fire: Fire, *, suppression: bool = True) -> Sho
 
 
 def fire(ctx: AfvContext, action: Fire) -> None:
+    """The planned shot: a spotting d6 first where infantry need one, 2d6 to hit, then each
+    hit's damage until the target is destroyed."""
     state = ctx.state
     plan = plan_fire(state, action)
     shooter = ctx.edit(plan.shooter.id)
