@@ -118,7 +118,7 @@ def test_stopped_or_no_weapon_is_a_table_option(option: str) -> None:
     game.end_phase()
     if option == "stopped":
         assert target.immobilised and target.weapons_lost == ()
-        game.refused(Move(tank_id="B1", x=0, z=cm(10), facing=180), "IMMOBILISED", "AFV-DMG1")
+        game.refused(Move(tank_id="B1", x=0, z=cm(10), facing=180), "IMMOBILIZED", "AFV-DMG1")
     else:
         assert not target.immobilised and target.weapons_lost == (0,)
         game.refused(Fire(tank_id="B1", target_id="R1", weapon=0), "WEAPON_LOST", "AFV-DMG1")

@@ -178,7 +178,7 @@ def test_refused_fire_when_not_playing() -> None:
     game = AfvGame()
     game.put("R1", "standard-afv", "Red", 0, 0)
     game.put("B1", "standard-afv", "Blue", 0, cm(100), 180)
-    game.refused(Fire(tank_id="R1", target_id="B1"), "NOT_PLAYING")
+    game.refused(Fire(tank_id="R1", target_id="B1"), "NOT_STARTED")
 
 
 def test_units_are_placed_on_the_table() -> None:

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 from tankref.core.errors import RulesError
 from tankref.rulesets.afv import rules
 from tankref.rulesets.afv.actions import Fire
-from tankref.rulesets.afv.engine import ShotPlan, get_unit, plan_fire
+from tankref.rulesets.afv.context import get_unit
+from tankref.rulesets.afv.fire import ShotPlan, plan_fire
 from tankref.rulesets.afv.state import TableState
 
 _TWO_D6: dict[int, Fraction] = {

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from tankref.core.adjudication import Adjudication
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea, distance
@@ -220,7 +221,7 @@ class Afv(ModelState):
 
     def adjudicate(
         self, state: Any, action: Any, dice: SuppliedDice | None = None
-    ) -> engine.Adjudication:
+    ) -> Adjudication[TableState]:
         return engine.adjudicate(state, action, dice)
 
     def options_for(self, state: Any, tank_id: str) -> list[dict[str, Any]]:

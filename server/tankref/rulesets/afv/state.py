@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tankref.core.dice import DiceState, DieSpec
+from tankref.core.flow import GameStatus
 from tankref.core.geometry import Edge, Point, Shape, TableArea
 from tankref.rulesets.afv.cards import DIE, TerrainKind, UnitCard, Weapon
 
@@ -149,7 +150,7 @@ class TableState(BaseModel):
     options: AfvOptions = AfvOptions()
     players: tuple[AfvPlayer, AfvPlayer]
     dice_specs: dict[str, DieSpec]
-    status: Literal["setup", "playing", "over"] = "setup"
+    status: GameStatus = "setup"
     turn: int = 0
     phase: int = 0  # index into ``players``: whole sides alternate (AFV-SEQ1)
     units: dict[str, UnitState] = Field(default_factory=dict)
