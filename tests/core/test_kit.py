@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from tankref.core.adjudication import Context
+from tankref.core.adjudication import Context, refuse
 from tankref.core.dice import DiceState, DieSpec, Face
-from tankref.core.dispatch import PLAY, SETUP, Dispatch, Step
+from tankref.core.dispatch import ALWAYS, PLAY, SETUP, Dispatch, Step
 from tankref.core.errors import RulesError
 from tankref.core.flow import GameStatus
 
@@ -97,3 +97,21 @@ def test_flow_guard_uses_the_shared_codes() -> None:
 def test_a_dispatch_table_missing_an_action_fails_at_once() -> None:
     with pytest.raises(TypeError, match="Start"):
         Dispatch(Act, {Nudge: Step(_nudge, when=PLAY)})
+
+
+class Hail(BaseModel):
+    kind: Literal["hail"] = "hail"
+
+
+def _no_hail(ctx: Work, action: Hail) -> None:
+    refuse("NO_HAIL", None, "this game has no hail")
+
+
+def test_an_always_step_has_no_status_guard() -> None:
+    """A kind the game refuses outright answers with its own code in setup, play and over."""
+    table: Dispatch[Work] = Dispatch(Hail, {Hail: Step(_no_hail, when=ALWAYS)})
+    for status in ("setup", "playing", "over"):
+        board = Board(status=status)
+        with pytest.raises(RulesError) as err:
+            table(Work(board, {}, {"d6": D6}, None), board, Hail())
+        assert err.value.code == "NO_HAIL", status

@@ -90,7 +90,7 @@ def test_a_custom_design_fields_a_tank() -> None:
     assert g.tank("R1").design.range == 5
     g.refuse(
         {"kind": "place_tank", "tank_id": "R9", "design": "nope", "player": "Red", "x": 9, "z": 9},
-        "NOT_IN_SETUP",
+        "SETUP_OVER",
     )
 
 

@@ -110,7 +110,7 @@ def test_refusals_are_clear_and_change_nothing(referee: LiveReferee) -> None:
     reply = table.http.put(table.path("/objective"), json={"x": 0, "z": 0})
     assert reply.status_code == 409 and reply.json()["code"] == "NO_OBJECTIVE"
     reply = table.act({"kind": "fire", "tank_ids": ["R1"], "target_id": "B1"})
-    assert reply.status_code == 409 and reply.json()["code"] == "WRONG_PHASE"
+    assert reply.status_code == 409 and reply.json()["code"] == "WRONG_STEP"
     reply = table.act({"kind": "fire", "tank_ids": ["R1"], "target_id": 5})
     assert reply.status_code == 422
     assert table.http.get(table.path("/tanks/NOPE/options")).status_code == 404

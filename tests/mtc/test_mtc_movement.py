@@ -109,7 +109,7 @@ def test_one_tank_a_hex_and_no_passing_through_enemies() -> None:
 
 def test_the_map_edge_stops_a_tank() -> None:
     g = game([("R1", "raider", "Red", 0, 13), ENEMY])  # 13 * 1.732" = 22.5": the top row
-    g.refuse(_move("R1", 0, 14), "OFF_MAP")
+    g.refuse(_move("R1", 0, 14), "OFF_TABLE")
 
 
 def test_road_bonus_of_half_move_while_staying_on_the_road() -> None:

@@ -174,7 +174,7 @@ def test_objective_reserve_and_terrain_in_play_are_refused_clearly() -> None:
             "x": 500,
             "z": 0,
         },
-        "OFF_MAP",
+        "OFF_TABLE",
     )
     g.refuse(
         {
@@ -190,9 +190,9 @@ def test_objective_reserve_and_terrain_in_play_are_refused_clearly() -> None:
     g.do({"kind": "start_game"}, [6, 1])
     g.refuse(
         {"kind": "place_terrain", "piece_id": "T", "terrain": "town", "hexes": [[1, 1]]},
-        "NOT_IN_SETUP",
+        "SETUP_OVER",
     )
-    g.refuse({"kind": "remove_tank", "tank_id": "R1"}, "NOT_IN_SETUP")
+    g.refuse({"kind": "remove_tank", "tank_id": "R1"}, "SETUP_OVER")
 
 
 def test_a_custom_grid_is_kept_in_the_state() -> None:

@@ -66,11 +66,11 @@ def test_actions_out_of_phase_are_refused() -> None:
     """MTC-INI1: no moving in the combat phase, no firing in the movement phase, nothing in
     the other player's phases."""
     g = game([("R1", "standard", "Red", 0, 0), ("B1", "standard", "Blue", 2, 0)])
-    err = g.refuse({"kind": "fire", "tank_ids": ["R1"], "target_id": "B1"}, "WRONG_PHASE")
+    err = g.refuse({"kind": "fire", "tank_ids": ["R1"], "target_id": "B1"}, "WRONG_STEP")
     assert err.clause == "MTC-INI1"
     g.refuse({"kind": "move", "tank_id": "B1", "hex": [3, 0]}, "NOT_YOUR_PHASE")
     g.to_combat()
-    g.refuse({"kind": "move", "tank_id": "R1", "hex": [0, 1]}, "WRONG_PHASE")
+    g.refuse({"kind": "move", "tank_id": "R1", "hex": [0, 1]}, "WRONG_STEP")
     g.refuse({"kind": "end_phase", "player": "Blue"}, "NOT_YOUR_PHASE")
 
 

@@ -23,6 +23,9 @@ C = TypeVar("C")
 SETUP = "setup"
 PLAY = "playing"
 ANY = "any"
+# No status guard at all: the handler answers the same in every status (a kind the game
+# refuses outright, whatever the moment).
+ALWAYS = "always"
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class Dispatch(Generic[C]):
             require_setup(state, step.clause, step.what)
         elif step.when == PLAY:
             require_playing(state, step.clause)
-        else:
+        elif step.when == ANY:
             require_not_over(state, step.clause)
 
     def __call__(self, ctx: C, state: FlowState, action: BaseModel) -> None:

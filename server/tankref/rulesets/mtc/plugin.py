@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
+from tankref.core.adjudication import Adjudication
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Polygon, Shape, TableArea
@@ -25,7 +26,7 @@ from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
-from tankref.rulesets.mtc import engine, rules
+from tankref.rulesets.mtc import engine
 from tankref.rulesets.mtc.actions import (
     ACTION_ADAPTER,
     Action,
@@ -36,6 +37,8 @@ from tankref.rulesets.mtc.actions import (
     SetObjective,
 )
 from tankref.rulesets.mtc.cards import Design
+from tankref.rulesets.mtc.context import get_tank
+from tankref.rulesets.mtc.fire import FirePlan, check_may_fire, plan_fire
 from tankref.rulesets.mtc.presentation import markers, tooltip
 from tankref.rulesets.mtc.state import HexTerrain, Options, TableState, TerrainKind
 
@@ -288,7 +291,7 @@ class MinimalTankCombat(ModelState):
 
     def adjudicate(
         self, state: Any, action: Any, dice: SuppliedDice | None = None
-    ) -> engine.Adjudication:
+    ) -> Adjudication[TableState]:
         return engine.adjudicate(state, action, dice)
 
     def options_for(self, state: Any, tank_id: str) -> list[dict[str, Any]]:
@@ -301,15 +304,15 @@ class MinimalTankCombat(ModelState):
         every enemy it may fire at alone now, most likely kill first."""
         assert isinstance(state, TableState)
         if target_id is not None:
-            return [_odds(rules.plan_fire(state, [shooter_id], target_id))]
-        shooter = rules.get_tank(state, shooter_id)
-        rules.check_may_fire(state, shooter)
+            return [_odds(plan_fire(state, [shooter_id], target_id))]
+        shooter = get_tank(state, shooter_id)
+        check_may_fire(state, shooter)
         found = []
         for other in sorted(state.tanks.values(), key=lambda t: t.id):
             if other.player == shooter.player or not other.in_play:
                 continue
             try:
-                found.append(_odds(rules.plan_fire(state, [shooter_id], other.id)))
+                found.append(_odds(plan_fire(state, [shooter_id], other.id)))
             except RulesError:
                 continue
         return sorted(found, key=lambda o: -o.p_destroyed)
@@ -331,7 +334,7 @@ class MinimalTankCombat(ModelState):
         ]
 
 
-def _odds(plan: rules.FirePlan) -> ShotOdds:
+def _odds(plan: FirePlan) -> ShotOdds:
     p = plan.p
     return ShotOdds(
         shooters=[s.id for s in plan.shooters],
