@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from serverkit import LiveReferee, Table, duel, new_table
 from tablekit import duel as engine_duel
+from tankref.core.aids import AidRing
 from tankref.core.errors import RulesError
 from tankref.core.ruleset import get_ruleset
 from tankref.rulesets.ttt.actions import Move
@@ -151,7 +152,9 @@ def _setup_with_terrain(referee: LiveReferee, piece: dict[str, Any]) -> Table:
 # --- the same geometry both ways ------------------------------------------------------------
 
 _GAME = engine_duel(options=Options(move_tolerance=0.25))
-_RINGS = {r.id: r for r in get_ruleset("ttt").aids(_GAME.state, "R1").move}
+_RINGS = {
+    r.id: r for r in get_ruleset("ttt").aids(_GAME.state, "R1").move if isinstance(r, AidRing)
+}
 
 
 @settings(deadline=None)
