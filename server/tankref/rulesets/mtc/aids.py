@@ -54,13 +54,13 @@ def _reach(state: TableState, tank: TankState) -> AidHexes:
 
 
 def _line(state: TableState, shooter: TankState, target: TankState) -> AidLine:
-    line = rules.sight_line(state, shooter.hex, target.hex)
     refused: Refusal | None = None
     try:
         rules.check_may_fire(state, shooter)
-        rules.check_target(state, shooter, target)
+        line = rules.check_target(state, shooter, target)  # the line the shot itself reads
     except RulesError as err:
         refused = Refusal.of(err)
+        line = rules.sight_line(state, shooter.hex, target.hex)
     x1, z1 = state.grid.center(shooter.hex)
     x2, z2 = state.grid.center(target.hex)
     return AidLine(
