@@ -9,9 +9,15 @@ from typing import Any
 
 import pytest
 
+from mtckit import game as mtc_game
 from serverkit import LiveReferee, Table, new_table
-from tankref.core.hexgrid import Hex, HexGrid
+from tankref.core.aids import AidHexes
+from tankref.core.errors import RulesError
+from tankref.core.hexgrid import Hex, HexGrid, hex_distance
+from tankref.core.ruleset import get_ruleset
 from tankref.rulesets.afv.cards import cm_to_inches, inches_to_cm
+from tankref.rulesets.mtc.actions import Move
+from tankref.rulesets.mtc.engine import adjudicate
 
 GRID = HexGrid(hex_width=2.0, orientation="flat", origin_x=1.0, origin_z=0.0)
 
@@ -162,3 +168,34 @@ def test_yard_spaces_are_its_legal_moves_YRD_SP1(referee: LiveReferee) -> None:
     after = _aids(table, "R")
     assert after["move"] == [] and after["move_refused"]["clause"] == "YRD-SP1"
     assert _aids(table, "B")["move_refused"]["clause"] == "YRD-SP1"  # not its turn
+
+
+# --- the same reach both ways (engine) ----------------------------------------------------------
+
+
+def test_mtc_every_drawn_hex_is_a_move_the_engine_accepts_and_no_other_MTC_MV1() -> None:
+    """MTC-MV1/MTC-MV2: every hex within three of the tank's reach is tried as a move: those
+    drawn are accepted, the rest refused (a town, the enemy's hex, too far), so the aid and
+    the adjudication agree hex for hex."""
+    g = mtc_game(
+        [("R1", "standard", "Red", 0, 0), ("B1", "standard", "Blue", 2, 0)],
+        terrain={(1, 0): "road", (0, 0): "road", (-1, 1): "town", (0, -1): "rubble"},
+    )
+    [reach] = get_ruleset("mtc").aids(g.state, "R1").move
+    assert isinstance(reach, AidHexes)
+    drawn = {(h.q, h.r) for h in reach.hexes}
+    start = g.hex_of("R1")
+    budget = g.tank("R1").design.move + 3
+    tried = 0
+    for q in range(start.q - budget, start.q + budget + 1):
+        for r in range(start.r - budget, start.r + budget + 1):
+            if hex_distance(start, Hex(q, r)) > budget or (q, r) == tuple(start):
+                continue
+            tried += 1
+            try:
+                adjudicate(g.state, Move(tank_id="R1", hex=(q, r)))
+            except RulesError:
+                assert (q, r) not in drawn, (q, r)
+            else:
+                assert (q, r) in drawn, (q, r)
+    assert tried > len(drawn) > 1
