@@ -89,6 +89,8 @@ def test_afv_lines_and_the_enemy_phase_AFV_FR1(referee: LiveReferee) -> None:
     assert clear["reading"] == "clear"
     blue = _aids(table, "B1")
     assert blue["move"] == [] and blue["move_refused"]["clause"]
+    missing = table.http.get(table.path("/tanks/nope/aids"))
+    assert missing.status_code == 404 and "nope" in missing.json()["message"]
 
 
 # --- Minimal Tank Combat ------------------------------------------------------------------------
@@ -140,6 +142,8 @@ def test_mtc_out_of_phase_gets_no_hexes_MTC_INI1(referee: LiveReferee) -> None:
     table = _mtc(referee)
     blue = _aids(table, "B1")
     assert blue["move"] == [] and blue["move_refused"]["message"]
+    missing = table.http.get(table.path("/tanks/nope/aids"))
+    assert missing.status_code == 404 and "nope" in missing.json()["message"]
 
 
 # --- the tank yard ------------------------------------------------------------------------------
@@ -168,6 +172,8 @@ def test_yard_spaces_are_its_legal_moves_YRD_SP1(referee: LiveReferee) -> None:
     after = _aids(table, "R")
     assert after["move"] == [] and after["move_refused"]["clause"] == "YRD-SP1"
     assert _aids(table, "B")["move_refused"]["clause"] == "YRD-SP1"  # not its turn
+    missing = table.http.get(table.path("/tanks/nope/aids"))
+    assert missing.status_code == 404 and "nope" in missing.json()["message"]
 
 
 # --- the same reach both ways (engine) ----------------------------------------------------------
