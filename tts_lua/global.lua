@@ -5,6 +5,7 @@ local model = use("model")
 local picker = use("picker")
 local tracker = use("tracker")
 local menus = use("menus")
+local aids = use("aids")
 
 function onLoad(saved_state)
   model.load(saved_state)
@@ -23,9 +24,11 @@ end
 -- Every player event carries the seat colour of who did it: seats.lua decides what it may do.
 function onObjectPickUp(player_color, obj)
   tracker.lifted(obj, player_color)
+  aids.lifted(obj, player_color)
 end
 
 function onObjectDrop(player_color, obj)
+  aids.dropped(obj)
   tracker.changed(obj, player_color)
 end
 

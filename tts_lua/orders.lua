@@ -15,6 +15,7 @@ local rulesets = use("rulesets")
 local M = {}
 
 M.INFO_LABEL = "What may it do?"
+M.ARCS_LABEL = "Show arcs" -- toggles the unit's arcs (aids.lua)
 M.TABLE_WIDE = { end_phase = true, end_turn = true }
 
 -- "anti_tank" -> "Anti tank"; a ruleset may name it otherwise.
@@ -141,6 +142,9 @@ function M.items(ruleset, options, name_of)
   end
   for _, extra in ipairs(rulesets.get(ruleset).unit_extra or {}) do
     table.insert(out, { label = extra.label, how = "table", kind = extra.kind })
+  end
+  if rulesets.get(ruleset).arcs then
+    table.insert(out, { label = M.ARCS_LABEL, how = "arcs" })
   end
   table.insert(out, { label = M.INFO_LABEL, how = "info" })
   return out

@@ -10,6 +10,7 @@ local render = use("render")
 local actions = use("actions")
 local orders = use("orders")
 local seats = use("seats")
+local aids = use("aids")
 
 local M = {}
 
@@ -51,6 +52,7 @@ function M.cancel(colour)
   end
   clear(picking.shooter, nil)
   picking = nil
+  aids.stop_aiming()
 end
 
 local function joined_names()
@@ -120,6 +122,7 @@ function M.start(shooter_guid, item, _)
     model.picks[shooter_guid] = { click = "tankref_cancel_pick", label = "Cancel target", tooltip = "Stop picking a target" }
     render.redraw_buttons(shooter)
   end
+  aids.aim(shooter_guid) -- each enemy's line of fire, coloured by the referee's reading
   render.say(name .. ": click " .. item.verb .. " over the target (odds on each).", { 1, 0.85, 0.2 })
 end
 

@@ -25,6 +25,13 @@ local line_of_fire = nil
 local line_timer = nil
 local scene_rings = nil -- the referee's rings (scene.lua); nil: draw from smoke events
 
+-- Other modules' lines (aids.lua), asked for on every redraw: functions returning a list.
+local layers = {}
+
+function M.add_layer(fn)
+  table.insert(layers, fn)
+end
+
 function M.set_rings(rings)
   scene_rings = rings
   M.lines()
@@ -246,6 +253,11 @@ function M.lines()
   end
   if line_of_fire ~= nil then
     table.insert(lines, line_of_fire)
+  end
+  for _, layer in ipairs(layers) do
+    for _, line in ipairs(layer()) do
+      table.insert(lines, line)
+    end
   end
   Global.setVectorLines(lines)
 end

@@ -19,6 +19,7 @@ M.RULESETS = {
     board = { { kind = "crew_roll", label = "Crew roll" }, { kind = "start_game", label = "Start game" }, { kind = "end_phase", label = "End phase" } },
     unit_extra = { { kind = "end_phase", label = "End phase" } }, -- its options have no End phase
     reserve = true, -- a model off the play area is in reserve
+    arcs = true, -- its units' menus offer "Show arcs" (aids.lua)
     terrain = {
       { tag = "forest", kind = "forest" }, { tag = "building", kind = "blocking" },
       { tag = "blocking", kind = "blocking" }, { tag = "cover+1", kind = "cover1" },

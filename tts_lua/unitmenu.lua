@@ -6,6 +6,7 @@ local util = use("util")
 local model = use("model")
 local referee = use("referee")
 local orders = use("orders")
+local aids = use("aids")
 
 local M = {}
 
@@ -33,7 +34,9 @@ function M.set(obj, items)
   obj.clearContextMenu()
   for _, item in ipairs(items) do
     obj.addContextMenuItem(item.label, function(player_color)
-      if handler ~= nil then
+      if item.how == "arcs" then
+        aids.toggle_arcs(guid) -- looking is anyone's: no seat check
+      elseif handler ~= nil then
         handler(guid, item, player_color)
       end
     end)
@@ -51,6 +54,7 @@ function M.refresh()
   if not model.has_table() then
     return
   end
+  aids.refresh() -- shown arcs and held reach follow the new entry
   if in_flight then
     again = true
     return

@@ -250,6 +250,7 @@ def test_openapi_document_is_valid_and_documents_the_rules(
         "PUT /tables/{table_id}/tanks/{tank_id}",
         "DELETE /tables/{table_id}/tanks/{tank_id}",
         "GET /tables/{table_id}/tanks/{tank_id}/options",
+        "GET /tables/{table_id}/tanks/{tank_id}/aids",
         "GET /tables/{table_id}/tanks/{tank_id}/odds",
         "GET /tables/{table_id}/tanks/{tank_id}/odds/{target_id}",
         "PUT /tables/{table_id}/terrain/{piece_id}",

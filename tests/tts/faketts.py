@@ -628,6 +628,17 @@ class FakeTTS:
         return any(fragment in c.text for c in self.chat)
 
 
+def _vector_lines(lines: Any) -> list[dict[str, Any]]:
+    """Lines as setVectorLines takes them: only VectorLine's parameters (api-names.json). A
+    line has no seat or visibility field in TTS, so a script that tries to draw for one seat
+    only fails here rather than drawing for everyone unnoticed."""
+    out: list[dict[str, Any]] = to_python(lines) or []
+    for line in out:
+        for key in line:
+            assert key in API["VectorLine.Parameters"], f"setVectorLines: unknown field {key}"
+    return out
+
+
 def _line_from_save(line: dict[str, Any]) -> dict[str, Any]:
     colour = line.get("color", {})
     out: dict[str, Any] = {
@@ -892,7 +903,7 @@ class GlobalView:
         return to_lua(self._lua, _copy_across(result))
 
     def setVectorLines(self, lines: Any) -> bool:
-        self._tts.global_lines = to_python(lines) or []
+        self._tts.global_lines = _vector_lines(lines)
         return True
 
     def getVectorLines(self) -> Any:
@@ -1032,7 +1043,7 @@ class ObjectView:
         return self._lua.table_from(list(self._obj.colour))
 
     def setVectorLines(self, lines: Any) -> bool:
-        self._obj.vector_lines = to_python(lines) or []
+        self._obj.vector_lines = _vector_lines(lines)
         return True
 
     def getVectorLines(self) -> Any:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from tankref.core.aids import Aids
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
@@ -150,6 +151,11 @@ class Ruleset(Protocol):
     ) -> Sequence[BaseModel]: ...  # against one target, or every enemy it may Engage, best first
 
     def luck_trials(self, state_before: Any, action: Any, result: Result) -> list[LuckTrial]: ...
+
+    # --- aids (issue 20) ---------------------------------------------------------------------
+    # Where the unit may move, its arcs, each enemy's line of fire: shapes in table inches
+    # from the same checks the adjudication runs (``tankref.core.aids``).
+    def aids(self, state: Any, tank_id: str) -> Aids: ...
 
 
 class ModelState:

@@ -18,6 +18,7 @@ from tankref.server.guards import RequestGuards
 from tankref.server.referee import Referee
 from tankref.server.routes import (
     actions,
+    aids,
     events,
     health,
     luck,
@@ -71,7 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (health, tables, tanks, terrain, actions, events, luck, page, trust):
+    for module in (health, tables, tanks, aids, terrain, actions, events, luck, page, trust):
         app.include_router(module.router)
     app.add_middleware(
         RequestGuards,

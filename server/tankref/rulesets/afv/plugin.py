@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tankref.core.adjudication import Adjudication
+from tankref.core.aids import Aids
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea, distance
@@ -17,6 +18,7 @@ from tankref.core.results import Result
 from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.afv import NAME, engine
+from tankref.rulesets.afv import aids as afv_aids
 from tankref.rulesets.afv.actions import (
     ACTION_ADAPTER,
     Action,
@@ -246,6 +248,10 @@ class Afv(ModelState):
         modifier = sum(m.amount for m in result.modifiers if m.applies_to == "hit_roll")
         p = 1 - hit_distribution(hit, modifier).get(0, Fraction(0))
         return [LuckTrial(player=shooter.player, measure="hit", p=p, happened=out["hits"] > 0)]
+
+    def aids(self, state: Any, tank_id: str) -> Aids:
+        """Where it may move, its arcs, its lines of fire (``rulesets.afv.aids``)."""
+        return afv_aids.aids(self._state(state), tank_id)
 
 
 def ruleset() -> Afv:

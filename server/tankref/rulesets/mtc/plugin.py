@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
 from tankref.core.adjudication import Adjudication
+from tankref.core.aids import Aids
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Polygon, Shape, TableArea
@@ -26,6 +27,7 @@ from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
+from tankref.rulesets.mtc import aids as mtc_aids
 from tankref.rulesets.mtc import engine
 from tankref.rulesets.mtc.actions import (
     ACTION_ADAPTER,
@@ -332,6 +334,10 @@ class MinimalTankCombat(ModelState):
                 happened=bool(out["destroyed"]),
             )
         ]
+
+    def aids(self, state: Any, tank_id: str) -> Aids:
+        """Where it may move, its arcs, its lines of fire (``rulesets.mtc.aids``)."""
+        return mtc_aids.aids(self._state(state), tank_id)
 
 
 def _odds(plan: FirePlan) -> ShotOdds:

@@ -7,11 +7,13 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from tankref.core.aids import Aids
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
+from tankref.rulesets.ttt import aids as ttt_aids
 from tankref.rulesets.ttt import engine, luck, movement, odds, scene
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
@@ -182,6 +184,10 @@ class TinyTableTopTanks(ModelState):
     def luck_trials(self, state_before: Any, action: Any, result: Result) -> list[LuckTrial]:
         """The chances this adjudicated action's dice had (``rulesets.ttt.luck``)."""
         return luck.luck_trials(state_before, action, result)
+
+    def aids(self, state: Any, tank_id: str) -> Aids:
+        """Where it may move, its arcs, its lines of fire (``rulesets.ttt.aids``)."""
+        return ttt_aids.aids(self._state(state), tank_id)
 
 
 def _same_placement(tank: Any, put: TankPut, options: Options) -> bool:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from tankref.core.aids import Aids
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
@@ -19,6 +20,7 @@ from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
+from tankref.rulesets.yrd import aids as yrd_aids
 from tankref.rulesets.yrd import engine, scene
 from tankref.rulesets.yrd.actions import (
     ACTION_ADAPTER,
@@ -237,6 +239,10 @@ class TankYard(ModelState):
         p = v["win"] + v["graze"] + v["critical_success"]
         happened = str(result.outcome.get("verdict")) in SUCCESS
         return [LuckTrial(player=tank.player, measure="hit", p=p, happened=happened)]
+
+    def aids(self, state: Any, tank_id: str) -> Aids:
+        """Where it may move, its arcs, its lines of fire (``rulesets.yrd.aids``)."""
+        return yrd_aids.aids(self._state(state), tank_id)
 
 
 def ruleset() -> TankYard:

@@ -2,6 +2,7 @@
 // odds of a selected tank and each player's luck, kept current over the table's WebSocket.
 // Read-only: only GETs and the stream; no token is ever asked for or stored.
 
+import { BoardAids } from "./aids.js";
 import { get, tablePath, ApiError } from "./api.js";
 import { drawBoard, terrainLook } from "./board.js";
 import { luckNodes, oddsNodes } from "./charts.js";
@@ -131,6 +132,7 @@ class TableView {
       list: $("log"), count: $("log-count"), page: $("log-page"),
       newest: $("log-newest"), newer: $("log-newer"), older: $("log-older"), oldest: $("log-oldest"),
     });
+    this.aids = new BoardAids($("board"), id);
     this.refreshScene = debounced(() => this.loadScene());
     this.refreshSide = debounced(() => Promise.all([this.loadLuck(), this.loadOdds()]), 250);
   }
@@ -162,6 +164,7 @@ class TableView {
 
   close() {
     this.closed = true;
+    this.aids.close();
     clearTimeout(this.retry);
     if (this.socket) this.socket.close(1000);
   }
@@ -262,6 +265,7 @@ class TableView {
     this.scene = scene;
     this.rulesTitle = scene.ruleset_title || scene.ruleset || null;
     this.colours = drawBoard($("board"), scene, { selected: this.selected, onSelect: (id) => this.select(id) });
+    this.aids.redraw();
     if (scene.table) this.banner(scene.table);
     this.legend(scene);
   }
@@ -296,6 +300,7 @@ class TableView {
     if (tankId !== this.selected) this.allOdds = false;
     this.selected = tankId;
     if (this.scene) drawBoard($("board"), this.scene, { selected: tankId, onSelect: (id) => this.select(id) });
+    this.aids.select(tankId);
     const again = document.querySelector(`#board [data-tank="${CSS.escape(tankId)}"]`);
     if (again) again.focus();
     this.loadOdds();
