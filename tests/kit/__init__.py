@@ -35,13 +35,10 @@ __all__ = [
 ]
 
 
-def faces(card: str | None = None, **dice: Sequence[int] | None) -> SuppliedDice | None:
-    """Table dice from the faces given per die (``d6=[4, 2]``, ``white=[...]``); None (the
-    server's dice) when no face and no card is given."""
-    given = {die: list(f) for die, f in dice.items() if f}
-    if not given and card is None:
-        return None
-    return SuppliedDice(faces=given, damage_card=card)
+def faces(card: str | None = None, **dice: Sequence[int]) -> SuppliedDice:
+    """Table dice: the faces given per die (``d6=[4, 2]``, ``white=[6]``; dice given no face
+    are left out) and a damage card."""
+    return SuppliedDice(faces={die: list(f) for die, f in dice.items() if f}, damage_card=card)
 
 
 def adjudicated(
@@ -90,8 +87,8 @@ class Table:
         self.results: list[Result] = []
 
     @property
-    def last(self) -> Result:
-        return self.results[-1]
+    def last(self) -> Result | None:
+        return self.results[-1] if self.results else None
 
     def apply(self, action: BaseModel, dice: SuppliedDice | None = None) -> Result:
         outcome = adjudicated(self.rules, self.state, action, dice)
