@@ -237,6 +237,11 @@ def _trials(rules: Ruleset, name: str) -> list[tuple[Any, OddsTrial]]:
     return found
 
 
+def _rolled(rules: Ruleset, game: Played) -> bool:
+    start = rules.dice_state(game.record.start).counter
+    return rules.dice_state(game.record.final).counter > start
+
+
 def within(hits: int, n: int, p: float) -> bool:
     """``hits`` of ``n`` is a plausible draw at chance ``p`` (normal approximation)."""
     return abs(hits - n * p) <= SIGMAS * math.sqrt(n * p * (1 - p)) + 1
@@ -250,14 +255,13 @@ def test_the_tolerance_catches_a_wrong_figure() -> None:
     assert not within(SAMPLES * 30 // 100, SAMPLES, 0.2)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_odds_agree_with_sampled_adjudications(name: str) -> None:
-    """Each sampled ``odds`` figure (exact) matches the frequency of its outcome over
-    ``SAMPLES`` adjudications of its action on freshly seeded server dice."""
+@functools.cache
+def sampled(name: str) -> tuple[tuple[OddsTrial, int], ...]:
+    """Each odds figure chosen for ``name`` with how often its outcome happened in
+    ``SAMPLES`` adjudications of its action, each on freshly seeded server dice."""
     rules = get_ruleset(name)
-    trials = _trials(rules, name)
-    assert trials, f"{name}: no odds figure between 0 and 1 in the seeded games"
-    for state, trial in trials:
+    out = []
+    for state, trial in _trials(rules, name):
         dice = rules.dice_state(state)
         hits = 0
         for i in range(SAMPLES):
@@ -271,7 +275,30 @@ def test_odds_agree_with_sampled_adjudications(name: str) -> None:
             )
             outcome = rules.adjudicate(rules.with_dice(state, fresh), trial.action)
             hits += trial.happened(outcome.result)
+        out.append((trial, hits))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_odds_agree_with_sampled_adjudications(name: str) -> None:
+    """Each sampled ``odds`` figure (exact) matches the frequency of its outcome over
+    ``SAMPLES`` adjudications of its action on freshly seeded server dice."""
+    rules = get_ruleset(name)
+    if not sampled(name) and not any(_rolled(rules, played(name, seed)) for seed in SEEDS):
+        pytest.skip(f"{name}: its games roll no dice, so there are no odds to sample")
+    assert sampled(name), f"{name}: dice were rolled but no odds figure between 0 and 1 given"
+    for trial, hits in sampled(name):
         assert within(hits, SAMPLES, float(trial.p)), (
             f"{name} {trial.label}: odds say {float(trial.p):.4f}, "
             f"{hits}/{SAMPLES} = {hits / SAMPLES:.4f} sampled"
         )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_sampling_would_catch_an_odds_figure_off_by_a_tenth(name: str) -> None:
+    """The same counts reject each figure moved by 0.1 either way (where it stays a chance):
+    the odds check has the power to see a wrong figure, not only to pass a right one."""
+    for trial, hits in sampled(name):
+        for wrong in (float(trial.p) - 0.1, float(trial.p) + 0.1):
+            if 0 < wrong < 1:
+                assert not within(hits, SAMPLES, wrong), (name, trial.label, wrong, hits)
