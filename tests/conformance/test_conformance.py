@@ -35,9 +35,9 @@ from tankref.core.timeline import Timeline, result_digest, state_digest
 
 SEEDS = (0, 1, 2, 3)
 EVERY = 4  # options are checked in every 4th position of a game (all tanks, all entries)
-SAMPLES = 1000  # adjudications per odds figure
+SAMPLES = 2000  # adjudications per odds figure
 FIGURES = 3  # odds figures sampled per ruleset
-SIGMAS = 4.5  # binomial tolerance (deterministic dice seeds: a pass stays a pass)
+SIGMAS = 4.0  # binomial tolerance (deterministic dice seeds: a pass stays a pass)
 
 # Menu entries whose refusal today names another code than the action's own refusal: findings
 # for the ruleset's owners (engines are outside this suite), listed with the reason so the
