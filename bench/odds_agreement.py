@@ -17,7 +17,7 @@ through smoke at a Routed crew with a depleted deck; a second enemy hit with a f
 sight; damaged optics and gun at a target that already turned. ``--situations N`` above 8
 adds situations from the test spread.
 
-It builds its tables with the tests' kit (``tests/oddskit.py``, ``tests/tablekit.py``), so it
+It builds its tables with the tests' kit (``tests/oddskit.py``, ``tests/kit/ttt.py``), so it
 needs the test extras installed (``pip install -e ".[test]"``).
 
     python bench/odds_agreement.py                        # 8 x 1,000,000 samples

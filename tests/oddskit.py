@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from tablekit import Game
+from kit.ttt import Game
 from tankref.core.dice import DiceState
 from tankref.rulesets.ttt.actions import Engage, GrizzledUse
 from tankref.rulesets.ttt.cards import CardSet, default_cards

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from afvkit import AfvGame, cm, hit_mods
+from kit.afv import AfvGame, cm, hit_mods
 from tankref.rulesets.afv.actions import Disembark, Embark, Fire, Move
 from tankref.rulesets.afv.engine import options_for
 

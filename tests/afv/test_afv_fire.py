@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from afvkit import AfvGame, cm, hit_mods
+from kit.afv import AfvGame, cm, hit_mods
 from tankref.rulesets.afv import rules
 from tankref.rulesets.afv.actions import Fire, Move, Spot
 from tankref.rulesets.afv.cards import default_cards

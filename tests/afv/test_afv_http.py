@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 
-from afvkit import cm
+from kit.afv import cm
 from serverkit import Table, live_referee
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from afvkit import AfvGame, cm
+from kit.afv import AfvGame, cm
 from tankref.core.geometry import TableArea
 from tankref.rulesets.afv.actions import EndPhase, Evade, Fire, Move, PlaceTank
 from tankref.rulesets.afv.state import AfvOptions

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from afvkit import AfvGame, cm
+from kit.afv import AfvGame, cm
 from tankref.core.errors import RulesError
 from tankref.core.ruleset import TankPut, get_ruleset, ruleset_names
 from tankref.rulesets.afv.actions import Embark, Evade, Fire, Move, Spot

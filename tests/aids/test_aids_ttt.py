@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tablekit import duel as engine_duel
 
 from serverkit import LiveReferee, Table, duel, new_table
-from tablekit import duel as engine_duel
 from tankref.core.aids import AidRing
 from tankref.core.errors import RulesError
 from tankref.core.ruleset import get_ruleset

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pytest
 from pydantic import ValidationError
 
-from tablekit import Game
+from kit.ttt import Game
 from tankref.core.dice import (
     DiceBag,
     DiceSource,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mtckit import Game, TankSpec, design, game
+from kit.mtc import Game, TankSpec, design, game
 from tankref.rulesets.mtc import rules
 from tankref.rulesets.mtc.cards import Design
 from tankref.rulesets.mtc.state import TerrainKind

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from mtckit import design, game
+from kit.mtc import design, game
 from tankref.core.errors import DataError, RulesError
 from tankref.rulesets.mtc.cards import default_cards, design_problems, load_cards
 from tankref.rulesets.mtc.engine import new_table

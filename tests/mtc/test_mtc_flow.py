@@ -5,6 +5,7 @@ refused whatever the moment."""
 from __future__ import annotations
 
 from mtckit import game
+
 from tankref.rulesets.mtc.engine import options_for
 from tankref.rulesets.mtc.state import Options
 

@@ -3,7 +3,7 @@ checked on the cheapest legal path from a drop, or on the path the player report
 
 from __future__ import annotations
 
-from mtckit import design, game
+from kit.mtc import design, game
 from tankref.core.hexgrid import DIRECTIONS, Hex
 from tankref.rulesets.mtc import rules
 

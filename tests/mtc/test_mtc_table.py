@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 from pydantic import ValidationError
 
-from mtckit import game
+from kit.mtc import game
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.hexgrid import Hex, HexGrid
 from tankref.core.ruleset import TankPut, get_ruleset

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mtckit import game
+from kit.mtc import game
 from tankref.core.errors import RulesError
 from tankref.rulesets.mtc.state import Options
 

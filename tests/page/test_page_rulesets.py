@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from afvkit import cm
+from kit.afv import cm
 from pagekit import Watch
 from serverkit import Table, live_referee, new_table
 from tankref.core.geometry import TableArea

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablekit import Game
+from kit.ttt import Game
 from tankref.core.dice import DamageCards, DiceSource, DiceState, SuppliedDice
 from tankref.core.errors import DiceNeeded
 from tankref.rulesets.ttt.actions import Engage

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tablekit import Game
+from kit.ttt import Game
 from tankref.core.dice import Roll
 from tankref.core.results import Result, TankChange
 from tankref.rulesets.ttt.actions import EndPhase, Engage, Move, Wait

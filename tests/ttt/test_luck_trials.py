@@ -2,7 +2,7 @@
 as it was adjudicated, by hand for small cases and against the odds engine, and over
 thousands of self-played shots the observed counts sit where the chances say they should.
 
-Dice are forced with supplied faces (tablekit) or come from seeded self-play games.
+Dice are forced with supplied faces (kit.ttt) or come from seeded self-play games.
 House dice: white 5 = HIT, 6 = HIT HIT; red 1-2 blank, 3-4 PEN, 5 PEN PEN, 6 PEN + *;
 green 1-3 OK, 4-5 Shaken, 6 Routed (a morale failure is 4-6).
 """
@@ -13,7 +13,7 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
-from tablekit import duel
+from kit.ttt import duel
 from tankref.core.luck import LuckTrial, measure_luck
 from tankref.core.ruleset import get_ruleset
 from tankref.rulesets.ttt.actions import Action, EndPhase, Engage

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablekit import Game, duel
+from kit.ttt import Game, duel
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Polygon
 from tankref.core.results import Event, Result

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from tablekit import Game, duel
+from kit.ttt import Game, duel
 from tankref.core.options import Option
 from tankref.rulesets.ttt.actions import EndPhase, Engage, Move, Smoke, Wait
 from tankref.rulesets.ttt.engine import options_for

@@ -23,8 +23,8 @@ from itertools import product
 
 import pytest
 
+from kit.ttt import Game, duel
 from oddskit import Spec, Tally, build, exact_odds, sample, spread
-from tablekit import Game, duel
 from tankref.core.dice import DieSpec, Face, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.rulesets.ttt.actions import Engage

@@ -5,7 +5,7 @@ its own phase as if it had happened before that phase began. Each test here was 
 fail on the code before the fix, and is named after the clause it proves; every die is forced
 with supplied faces.
 
-The duel (``tablekit.duel``): Red "R1" (Tiger I: Move 5", 4 white, 5 red, armour 6/5/5/7) at
+The duel (``kit.ttt.duel``): Red "R1" (Tiger I: Move 5", 4 white, 5 red, armour 6/5/5/7) at
 (0, -20) facing north; Blue "B1" (M4A1 Sherman: Move 6", 3 white, 3 red, armour 5/3/3/5) at
 (0, 20) facing south. Red takes the first phase of each turn.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tablekit import Game, duel
+from kit.ttt import Game, duel
 from tankref.core.errors import DiceNeeded
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import CrewRoll, EndPhase, Engage, Move, Recover, Smoke, Wait

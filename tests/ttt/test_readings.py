@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from kit.ttt import Game, duel
 from oddskit import Spec, build, exact_odds
 from serverkit import LiveReferee, live_referee
 from serverkit import new_table as new_server_table
-from tablekit import Game, duel
 from tankref.cli import main
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import DecisionNeeded, RulesError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tablekit import Game
+from kit.ttt import Game
 from tankref.rulesets.ttt.actions import Engage, Move
 
 

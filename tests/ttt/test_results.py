@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tablekit import Game, duel
+from kit.ttt import Game, duel
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import Engage, Move, RemoveTank, Wait
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tablekit import Game, duel
+from kit.ttt import Game, duel
 from tankref.core.dice import SuppliedDice
 from tankref.core.errors import DiceNeeded, RulesError
 from tankref.rulesets.ttt.actions import (

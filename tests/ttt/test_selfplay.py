@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tablekit import duel
+from kit.ttt import duel
 from tankref.core.errors import RulesError
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import Action, EndPhase, Engage, Move, Recover, Smoke, Wait

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablekit import Game, duel
+from kit.ttt import Game, duel
 from tankref.rulesets.ttt.actions import EndPhase, Engage, Move, Smoke
 from tankref.rulesets.ttt.state import Options
 

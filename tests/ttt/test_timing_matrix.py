@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tablekit import Game, duel
+from kit.ttt import Game, duel
 from tankref.core.errors import RulesError
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import EndPhase, Engage, Move, Recover, Wait

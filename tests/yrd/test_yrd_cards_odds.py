@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from kit.yrd import yard
 from tankref.core.errors import DataError
 from tankref.rulesets.yrd import contest
 from tankref.rulesets.yrd.actions import AntiTank, Attack
 from tankref.rulesets.yrd.cards import load_cards
 from tankref.rulesets.yrd.plugin import TankYard
 from tankref.rulesets.yrd.state import Options
-from yrdkit import yard
 
 ROOT = Path(__file__).resolve().parents[2]
 

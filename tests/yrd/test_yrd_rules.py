@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kit.yrd import Yard, yard
 from tankref.core.errors import RulesError
 from tankref.rulesets.yrd.actions import (
     AntiTank,
@@ -17,7 +18,6 @@ from tankref.rulesets.yrd.actions import (
 )
 from tankref.rulesets.yrd.engine import adjudicate, new_table, options_for
 from tankref.rulesets.yrd.state import Options, TableState
-from yrdkit import Yard, yard
 
 
 def _option(g: Yard, unit: str, kind: str) -> dict[str, object]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -88,6 +90,28 @@ class Outcome(Protocol):
     def result(self) -> Result: ...
 
 
+@dataclass(frozen=True)
+class PlayRecord:
+    """One seeded self-play game (a conformance hook's answer): the started table the bots
+    began from, every action accepted after it in order, and the state the game ended in."""
+
+    start: Any
+    actions: tuple[BaseModel, ...]
+    final: Any
+
+
+@dataclass(frozen=True)
+class OddsTrial:
+    """A chance the ruleset's ``odds`` states, to be checked by sampling (a conformance
+    hook's answer): ``action`` adjudicated on fresh server dice shows the outcome, judged by
+    ``happened`` on its result, with probability ``p`` (the ``odds`` figure, exact)."""
+
+    label: str  # what the figure is, for a failure message: "p_hit R1 -> B1"
+    action: BaseModel
+    p: Fraction
+    happened: Callable[[Result], bool]
+
+
 class Ruleset(Protocol):
     @property
     def name(self) -> str: ...  # registry key, e.g. "ttt"
@@ -156,6 +180,28 @@ class Ruleset(Protocol):
     # Where the unit may move, its arcs, each enemy's line of fire: shapes in table inches
     # from the same checks the adjudication runs (``tankref.core.aids``).
     def aids(self, state: Any, tank_id: str) -> Aids: ...
+
+    # --- conformance hooks -----------------------------------------------------------------
+    # What tests/conformance asks of every ruleset besides the above. A toy ruleset answers
+    # them in a few lines: a loop of its own bot, its menu entries as actions, one odds figure.
+
+    def self_play(self, seed: int) -> PlayRecord:
+        """Play a game from a started table chosen by ``seed`` to its end (over by the rules
+        or by a turn limit), on server dice seeded from ``seed``, with bots that choose among
+        what ``options_for`` allows. Same seed, same game; every recorded action must replay."""
+        ...
+
+    def option_actions(self, state: Any, tank_id: str, option: dict[str, Any]) -> list[BaseModel]:
+        """The actions one entry of ``options_for(state, tank_id)`` stands for: an allowed
+        entry, the actions it offers (each must be accepted); a refused one, an action of its
+        kind (it must be refused with the entry's code and clause). [] where there is none
+        to build (a refusal for want of any target, say)."""
+        ...
+
+    def odds_trials(self, state: Any) -> list[OddsTrial]:
+        """Figures ``odds`` gives in this position, each with the action it is about and how
+        to see its outcome in a result; [] when there is no shot to take."""
+        ...
 
 
 class ModelState:

@@ -15,17 +15,29 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea, distance
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
+from tankref.core.ruleset import (
+    ModelState,
+    OddsTrial,
+    PlayRecord,
+    TankPut,
+    TankView,
+    from_wire,
+)
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
-from tankref.rulesets.afv import NAME, engine
+from tankref.rulesets.afv import NAME, engine, selfplay
 from tankref.rulesets.afv import aids as afv_aids
 from tankref.rulesets.afv.actions import (
     ACTION_ADAPTER,
     Action,
+    Disembark,
+    Embark,
+    Evade,
+    Fire,
     Move,
     PlaceTank,
     PlaceTerrain,
     RemoveTank,
+    Spot,
 )
 from tankref.rulesets.afv.odds import ShotOdds, hit_distribution, odds_for
 from tankref.rulesets.afv.presentation import markers, tooltip, unit_label
@@ -252,6 +264,82 @@ class Afv(ModelState):
     def aids(self, state: Any, tank_id: str) -> Aids:
         """Where it may move, its arcs, its lines of fire (``rulesets.afv.aids``)."""
         return afv_aids.aids(self._state(state), tank_id)
+
+    # --- conformance hooks -------------------------------------------------------------------
+    def self_play(self, seed: int) -> PlayRecord:
+        """``selfplay.play_game``: its table is ``random_table(seed)``, built the same again."""
+        actions: list[BaseModel] = []
+        game = selfplay.play_game(seed, on_step=lambda _s, action, _r: actions.append(action))
+        return PlayRecord(selfplay.random_table(seed), tuple(actions), game.final)
+
+    def option_actions(self, state: Any, tank_id: str, option: dict[str, Any]) -> list[BaseModel]:
+        """A move back to where the unit began its phase; every weapon and target, target to
+        spot or carrier listed, or (refused) the first one the menu tried, whose refusal it
+        reports; getting out beside the carrier, as the menu checks it."""
+        assert isinstance(state, TableState)
+        unit = state.units[tank_id]
+        kind, allowed, detail = option["kind"], option["allowed"], option.get("detail") or {}
+        enemies = sorted(
+            u.id for u in state.units.values() if u.player != unit.player and u.on_board
+        )
+        if kind == "move":
+            return [Move(tank_id=tank_id, x=unit.start_x, z=unit.start_z, facing=unit.facing)]
+        if kind == "evade":
+            return [Evade(tank_id=tank_id)]
+        if kind == "fire":
+            if allowed:
+                return [
+                    Fire(tank_id=tank_id, target_id=t["target_id"], weapon=w["weapon"])
+                    for w in detail["weapons"]
+                    for t in w["targets"]
+                ]
+            return [Fire(tank_id=tank_id, target_id=t, weapon=0) for t in enemies[:1]]
+        if kind == "spot":
+            if allowed:
+                return [Spot(tank_id=tank_id, target_id=t["target_id"]) for t in detail["targets"]]
+            infantry = [t for t in enemies if state.units[t].infantry]
+            return [Spot(tank_id=tank_id, target_id=t) for t in infantry[:1]]
+        if kind == "embark":
+            carriers = detail["carriers"] if allowed else sorted(
+                u.id
+                for u in state.units.values()
+                if u.player == unit.player and u.id != tank_id and u.card.carries
+            )[:1]  # fmt: skip
+            return [Embark(tank_id=tank_id, carrier_id=c) for c in carriers]
+        if kind == "disembark":
+            at = state.units[unit.carried_by] if unit.carried_by else unit
+            return [Disembark(tank_id=tank_id, x=at.x, z=at.z)]
+        return []
+
+    def odds_trials(self, state: Any) -> list[OddsTrial]:
+        """Each shot the active player's units may fire: its chance of a hit (spotting roll
+        included, AFV-HIT1) and of destroying the target (AFV-DMG1)."""
+        assert isinstance(state, TableState)
+        trials = []
+        for unit in sorted(state.units.values(), key=lambda u: u.id):
+            menu = {o.kind: o for o in engine.options_for(state, unit.id, odds=False)}
+            if unit.player != state.active_player or not menu["fire"].allowed:
+                continue
+            for shot in odds_for(state, unit.id, None):
+                action = Fire(tank_id=unit.id, target_id=shot.target, weapon=shot.weapon)
+                label = f"{unit.id} weapon {shot.weapon} -> {shot.target}"
+                trials.append(
+                    OddsTrial(
+                        f"p_hit {label}",
+                        action,
+                        Fraction(shot.exact["p_hit"]),
+                        lambda result: int(result.outcome.get("hits", 0)) > 0,
+                    )
+                )
+                trials.append(
+                    OddsTrial(
+                        f"p_destroyed {label}",
+                        action,
+                        Fraction(shot.exact["p_destroyed"]),
+                        lambda result: bool(result.outcome.get("destroyed")),
+                    )
+                )
+        return trials
 
 
 def ruleset() -> Afv:

@@ -25,13 +25,23 @@ from tankref.core.geometry import Polygon, Shape, TableArea
 from tankref.core.hexgrid import Hex, HexGrid
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import (
+    ModelState,
+    OddsTrial,
+    PlayRecord,
+    TableSummary,
+    TankPut,
+    TankView,
+    from_wire,
+)
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.mtc import aids as mtc_aids
-from tankref.rulesets.mtc import engine
+from tankref.rulesets.mtc import engine, selfplay
 from tankref.rulesets.mtc.actions import (
     ACTION_ADAPTER,
     Action,
+    EndPhase,
+    Fire,
     Move,
     PlaceTank,
     PlaceTerrain,
@@ -338,6 +348,56 @@ class MinimalTankCombat(ModelState):
     def aids(self, state: Any, tank_id: str) -> Aids:
         """Where it may move, its arcs, its lines of fire (``rulesets.mtc.aids``)."""
         return mtc_aids.aids(self._state(state), tank_id)
+
+    # --- conformance hooks -------------------------------------------------------------------
+    def self_play(self, seed: int) -> PlayRecord:
+        """``selfplay.play_game``: its table is ``random_table(seed)``, built the same again."""
+        actions: list[BaseModel] = []
+        game = selfplay.play_game(seed, on_step=lambda _s, action, _r: actions.append(action))
+        return PlayRecord(selfplay.random_table(seed), tuple(actions), game.final)
+
+    def option_actions(self, state: Any, tank_id: str, option: dict[str, Any]) -> list[BaseModel]:
+        """Each hex listed, or (refused) staying in its own hex; each target it may fire at
+        alone (a listed target without a column is for a joint attack), or (refused) the
+        first enemy in play, whose refusal the menu reports; the end of its owner's phase."""
+        assert isinstance(state, TableState)
+        tank = state.tanks[tank_id]
+        kind, allowed, detail = option["kind"], option["allowed"], option.get("detail") or {}
+        if kind == "move":
+            hexes = [tuple(h["hex"]) for h in detail["hexes"]] if allowed else [tank.hex]
+            return [Move(tank_id=tank_id, hex=(q, r)) for q, r in hexes]
+        if kind == "fire":
+            if allowed:
+                targets = [t["target_id"] for t in detail["targets"] if t["column"] is not None]
+            else:
+                targets = sorted(
+                    t.id for t in state.tanks.values() if t.player != tank.player and t.in_play
+                )[:1]
+            return [Fire(tank_ids=(tank_id,), target_id=t) for t in targets]
+        if kind == "end_phase":
+            return [EndPhase(player=tank.player)]
+        return []
+
+    def odds_trials(self, state: Any) -> list[OddsTrial]:
+        """Each attack a tank of the phasing player may make alone: the chance the target is
+        destroyed (MTC-CRT1), as the result's ``destroyed`` says."""
+        assert isinstance(state, TableState)
+        if state.status != "playing" or state.step != "combat":
+            return []
+        trials = []
+        for tank in sorted(state.tanks.values(), key=lambda t: t.id):
+            if tank.player != state.active_player or not tank.in_play or tank.fired:
+                continue
+            for shot in self.odds(state, tank.id, None):
+                trials.append(
+                    OddsTrial(
+                        f"p_destroyed {tank.id} -> {shot.target_id}",
+                        Fire(tank_ids=(tank.id,), target_id=shot.target_id),
+                        Fraction(shot.exact),
+                        lambda result: bool(result.outcome.get("destroyed")),
+                    )
+                )
+        return trials
 
 
 def _odds(plan: FirePlan) -> ShotOdds:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
@@ -11,18 +14,29 @@ from tankref.core.aids import Aids
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
+from tankref.core.ruleset import (
+    ModelState,
+    OddsTrial,
+    PlayRecord,
+    TankPut,
+    TankView,
+    from_wire,
+)
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.ttt import aids as ttt_aids
-from tankref.rulesets.ttt import engine, luck, movement, odds, scene
+from tankref.rulesets.ttt import engine, luck, movement, odds, scene, selfplay
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
+    Engage,
     Move,
     PlaceTank,
     PlaceTerrain,
+    Recover,
     RemoveTank,
     SetObjective,
+    Smoke,
+    Wait,
 )
 from tankref.rulesets.ttt.odds import ShotOdds
 from tankref.rulesets.ttt.presentation import markers, tooltip
@@ -188,6 +202,89 @@ class TinyTableTopTanks(ModelState):
     def aids(self, state: Any, tank_id: str) -> Aids:
         """Where it may move, its arcs, its lines of fire (``rulesets.ttt.aids``)."""
         return ttt_aids.aids(self._state(state), tank_id)
+
+    # --- conformance hooks -------------------------------------------------------------------
+    def self_play(self, seed: int) -> PlayRecord:
+        """``selfplay.play_game``: its table is ``random_table(seed)``, built the same again."""
+        actions: list[BaseModel] = []
+        game = selfplay.play_game(seed, on_step=lambda _s, action, _r: actions.append(action))
+        return PlayRecord(selfplay.random_table(seed), tuple(actions), game.final)
+
+    def option_actions(self, state: Any, tank_id: str, option: dict[str, Any]) -> list[BaseModel]:
+        """A move in place, or (refused) an inch on (a tank still to enter has none); every
+        target listed, or the
+        first enemy on the board (the menu reports the first target's refusal); each smoke
+        ability, or the last one (its refusal is the one reported), a mortar aimed at the
+        tank's own spot as the menu aims it."""
+        assert isinstance(state, TableState)
+        tank = state.tanks[tank_id]
+        kind, allowed, detail = option["kind"], option["allowed"], option.get("detail") or {}
+        if kind == "move":
+            if not tank.on_table:
+                return []
+            if allowed:  # staying put is always within the move; a drive may meet terrain
+                return [Move(tank_id=tank_id, x=tank.x, z=tank.z, facing=tank.facing)]
+            # A report of the spot it holds is no move at all (TTS re-reports drops): an inch
+            # toward the table's centre is one, and stays on the table.
+            area = state.area
+            cx, cz = (area.x_min + area.x_max) / 2, (area.z_min + area.z_max) / 2
+            away = math.hypot(cx - tank.x, cz - tank.z) or 1.0
+            x, z = tank.x + (cx - tank.x) / away, tank.z + (cz - tank.z) / away
+            return [Move(tank_id=tank_id, x=x, z=z, facing=tank.facing)]
+        if kind == "engage":
+            if allowed:
+                return [
+                    Engage(tank_id=tank_id, target_id=t["target_id"]) for t in detail["targets"]
+                ]
+            enemies = sorted(
+                t.id for t in state.tanks.values() if t.player != tank.player and t.on_board
+            )
+            return [Engage(tank_id=tank_id, target_id=t) for t in enemies[:1]]
+        if kind == "smoke":
+            names = [a["ability"] for a in detail["abilities"]] if allowed else None
+            abilities = [a for a in tank.card.smoke if names is None or a.name in names]
+            return [
+                Smoke(
+                    tank_id=tank_id,
+                    ability=a.name,
+                    x=tank.x if a.kind == "mortar" else None,
+                    z=tank.z if a.kind == "mortar" else None,
+                )
+                for a in (abilities if allowed else abilities[-1:])
+            ]
+        if kind == "wait":
+            return [Wait(tank_id=tank_id)]
+        if kind == "recover":
+            return [Recover(tank_id=tank_id)]
+        return []
+
+    def odds_trials(self, state: Any) -> list[OddsTrial]:
+        """Each shot the active player's tanks may take: its chance of a hit (TTT-E4) and of
+        penetrating (TTT-E5), as the Engage's result reports them."""
+        assert isinstance(state, TableState)
+        trials = []
+        for tank in sorted(state.tanks.values(), key=lambda t: t.id):
+            if tank.player != state.active_player:
+                continue
+            menu = {o.kind: o for o in engine.options_for(state, tank.id, odds=False)}
+            if not menu["engage"].allowed:
+                continue
+            for shot in odds.odds_for_shooter(state, tank.id):
+                action = Engage(tank_id=tank.id, target_id=shot.target)
+                for figure, key in (("p_hit", "hit"), ("p_penetrate", "penetrated")):
+                    trials.append(
+                        OddsTrial(
+                            f"{figure} {tank.id} -> {shot.target}",
+                            action,
+                            Fraction(shot.exact[figure]),
+                            _outcome_says(key),
+                        )
+                    )
+        return trials
+
+
+def _outcome_says(key: str) -> Callable[[Result], bool]:
+    return lambda result: bool(result.outcome.get(key))
 
 
 def _same_placement(tank: Any, put: TankPut, options: Options) -> bool:

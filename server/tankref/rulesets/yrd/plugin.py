@@ -8,6 +8,7 @@ terrain and no objective, so those requests are refused with a clear code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
@@ -18,25 +19,35 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
+from tankref.core.ruleset import (
+    ModelState,
+    OddsTrial,
+    PlayRecord,
+    TankPut,
+    TankView,
+    from_wire,
+)
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.yrd import aids as yrd_aids
-from tankref.rulesets.yrd import engine, scene
+from tankref.rulesets.yrd import engine, scene, selfplay
 from tankref.rulesets.yrd.actions import (
     ACTION_ADAPTER,
     Action,
     AntiTank,
     Attack,
+    EndTurn,
     Move,
     PlacePiece,
     PlaceTank,
     RemoveTank,
+    StartGame,
 )
 from tankref.rulesets.yrd.cards import default_cards
 from tankref.rulesets.yrd.contest import SUCCESS, verdict_odds
 from tankref.rulesets.yrd.odds import AttackOdds, odds_for
 from tankref.rulesets.yrd.presentation import unit_views
 from tankref.rulesets.yrd.state import (
+    TANK_SPACES,
     Options,
     Party,
     TableState,
@@ -243,6 +254,69 @@ class TankYard(ModelState):
     def aids(self, state: Any, tank_id: str) -> Aids:
         """Where it may move, its arcs, its lines of fire (``rulesets.yrd.aids``)."""
         return yrd_aids.aids(self._state(state), tank_id)
+
+    # --- conformance hooks -------------------------------------------------------------------
+    def self_play(self, seed: int) -> PlayRecord:
+        """``selfplay.play_game``, from ``random_table(seed)`` (built the same again): the
+        steps it reports up to the start of the match are the ones that table took."""
+        actions: list[BaseModel] = []
+        game = selfplay.play_game(seed, on_step=lambda _s, action, _r: actions.append(action))
+        started = next(i for i, a in enumerate(actions) if isinstance(a, StartGame)) + 1
+        return PlayRecord(selfplay.random_table(seed), tuple(actions[started:]), game.final)
+
+    def option_actions(self, state: Any, tank_id: str, option: dict[str, Any]) -> list[BaseModel]:
+        """Each space or target listed; refused, a move to the first other space or an attack
+        on the first enemy piece or tank (none when the refusal is for want of any); the end
+        of the turn asked for by the tank's owner (a piece has no turn to end)."""
+        assert isinstance(state, TableState)
+        kind, allowed, detail = option["kind"], option["allowed"], option.get("detail") or {}
+        tank = state.tanks.get(tank_id)
+        owner = tank.player if tank else state.pieces[tank_id].player
+        if allowed:
+            if kind == "move":
+                return [Move(tank_id=tank_id, space=s["space"]) for s in detail["spaces"]]
+            if kind in ("attack", "anti_tank"):
+                attack = Attack if kind == "attack" else AntiTank
+                return [
+                    attack(tank_id=tank_id, target_id=t["target_id"]) for t in detail["targets"]
+                ]
+            return [EndTurn(player=owner)]
+        if option["code"] in ("NO_SPACE", "NO_TARGETS"):
+            return []
+        if kind == "move":
+            here = tank.space if tank else None
+            return [Move(tank_id=tank_id, space=next(s for s in TANK_SPACES if s != here))]
+        if kind == "attack":
+            pieces = sorted(p.id for p in state.pieces.values() if p.player != owner)
+            return [Attack(tank_id=tank_id, target_id=p) for p in pieces[:1]]
+        if kind == "anti_tank":
+            tanks = sorted(t.id for t in state.tanks.values() if t.player != owner)
+            return [AntiTank(tank_id=tank_id, target_id=t) for t in tanks[:1]]
+        return [EndTurn(player=owner)] if tank else []
+
+    def odds_trials(self, state: Any) -> list[OddsTrial]:
+        """The active tank's attacks: the chance the offender wins the contest (YRD-AT1,
+        YRD-AN1; grazes and critical successes included), as the result's ``hit`` says."""
+        assert isinstance(state, TableState)
+        tank = state.tank_of(state.active_player)
+        if tank is None:
+            return []
+        try:
+            figures = odds_for(state, tank.id, None)
+        except RulesError:
+            return []
+        trials = []
+        for figure in figures:
+            attack = Attack if figure.attack == "artillery" else AntiTank
+            trials.append(
+                OddsTrial(
+                    f"p_hit {figure.shooter} -> {figure.target} ({figure.attack})",
+                    attack(tank_id=figure.shooter, target_id=figure.target),
+                    Fraction(figure.exact["p_hit"]),
+                    lambda result: bool(result.outcome.get("hit")),
+                )
+            )
+        return trials
 
 
 def ruleset() -> TankYard:

@@ -1,52 +1,46 @@
-"""Test kit for Minimal Tank Combat: started tables built from hexes, forced dice, and a check
-that a refused action leaves the state exactly as it was."""
+"""Minimal Tank Combat tables for tests (``from kit.mtc import game``): started tables built
+from hexes, dice forced face by face (``d6``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-import pytest
-
+from kit import Table
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.hexgrid import Hex, HexGrid
 from tankref.core.results import Result
 from tankref.rulesets.mtc.actions import ACTION_ADAPTER, Action
 from tankref.rulesets.mtc.cards import Design
-from tankref.rulesets.mtc.engine import adjudicate, new_table
+from tankref.rulesets.mtc.engine import new_table
 from tankref.rulesets.mtc.state import HexTerrain, Options, TableState, TerrainKind
 
 TankSpec = tuple[str, str, str, int, int]  # id, design, player, q, r
 
 
-class Game:
+def _d6(faces: Sequence[int] | None) -> SuppliedDice | None:
+    return None if faces is None else SuppliedDice(faces={"d6": list(faces)})
+
+
+class Game(Table):
     """A table and the actions played on it, with dice forced face by face."""
 
+    state: TableState
+
     def __init__(self, state: TableState) -> None:
-        self.state = state
+        super().__init__("mtc", state)
 
     def do(self, action: dict[str, Any] | Action, faces: Sequence[int] | None = None) -> Result:
         parsed = ACTION_ADAPTER.validate_python(action) if isinstance(action, dict) else action
-        dice = None if faces is None else SuppliedDice(faces={"d6": list(faces)})
-        before = self.state.to_json()
-        outcome = adjudicate(self.state, parsed, dice)
-        assert self.state.to_json() == before, "adjudicate changed its input"
-        self.state = outcome.state
-        return outcome.result
+        return self.apply(parsed, _d6(faces))
 
     def refuse(
         self, action: dict[str, Any], code: str, faces: Sequence[int] | None = None
     ) -> RulesError:
         """The action is refused with ``code``; the state is exactly as before."""
-        before = self.state.to_json()
         parsed = ACTION_ADAPTER.validate_python(action)
-        dice = None if faces is None else SuppliedDice(faces={"d6": list(faces)})
-        with pytest.raises(RulesError) as caught:
-            adjudicate(self.state, parsed, dice)
-        assert caught.value.code == code, caught.value
-        assert self.state.to_json() == before
-        return caught.value
+        return self.expect_refusal(parsed, code, dice=_d6(faces), check_clause=False)
 
     def tank(self, tank_id: str) -> Any:
         return self.state.tanks[tank_id]

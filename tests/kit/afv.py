@@ -1,12 +1,11 @@
-"""Test helpers for the AFV ruleset (import as `from afvkit import AfvGame, cm`): a table on
-table dice, so every roll in a test is a face the test supplies (``d6=[...]``)."""
+"""AFV tables for tests (``from kit.afv import AfvGame, cm``): table dice, so every roll in
+a test is a face the test supplies (``d6=[...]``); distances as the rules give them, in cm."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
+from kit import Table
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Circle, TableArea
@@ -20,7 +19,7 @@ from tankref.rulesets.afv.actions import (
     PlaceTerrain,
     StartGame,
 )
-from tankref.rulesets.afv.engine import adjudicate, new_table
+from tankref.rulesets.afv.engine import new_table
 from tankref.rulesets.afv.state import TableState, TerrainPiece, UnitState
 
 
@@ -29,34 +28,28 @@ def cm(value: float) -> float:
     return value / 2.54
 
 
-class AfvGame:
+def _d6(faces: list[int] | tuple[int, ...]) -> SuppliedDice:
+    return SuppliedDice(faces={"d6": list(faces)})
+
+
+class AfvGame(Table):
+    state: TableState
+
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("dice", DiceState(source="table", seed="afv-tests"))
         # A big table (about 10 m square) so long-range shots fit; tests of the edge pass one.
         kwargs.setdefault("area", TableArea(x_min=-200, x_max=200, z_min=-200, z_max=200))
-        self.state: TableState = new_table(**kwargs)
-        self.last: Result | None = None
+        super().__init__("afv", new_table(**kwargs))
 
     def do(self, action: Action, d6: list[int] | tuple[int, ...] = ()) -> Result:
-        before = self.state.to_json()
-        outcome = adjudicate(self.state, action, SuppliedDice(faces={"d6": list(d6)}))
-        assert self.state.to_json() == before, "adjudicate changed its input"
-        self.state = outcome.state
-        self.last = outcome.result
-        return outcome.result
+        return self.apply(action, _d6(d6))
 
     def refused(
         self, action: Action, code: str, clause: str | None = None, d6: tuple[int, ...] = ()
     ) -> RulesError:
-        """The rules refuse ``action`` with ``code``; the state is exactly as it was."""
-        before = self.state.to_json()
-        with pytest.raises(RulesError) as info:
-            adjudicate(self.state, action, SuppliedDice(faces={"d6": list(d6)}))
-        assert info.value.code == code, info.value
-        if clause is not None:
-            assert info.value.clause == clause, info.value
-        assert self.state.to_json() == before
-        return info.value
+        """The rules refuse ``action`` with ``code`` (and ``clause``, when given); the state
+        is exactly as it was."""
+        return self.expect_refusal(action, code, clause, _d6(d6), check_clause=clause is not None)
 
     def put(
         self, unit_id: str, card: str, player: str, x: float, z: float, facing: float = 0.0

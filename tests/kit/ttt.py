@@ -1,17 +1,13 @@
-"""Shared test helpers (import as `from tablekit import Game, duel`): a table builder that
-always forces the dice.
-
-Every roll in a test comes from supplied face numbers (table dice), never from patching the
-generator; the deck uses a fixed seed so a shuffle is the same on every run.
-"""
+"""TinyTableTopTanks tables for tests (``from kit.ttt import Game, duel``): every roll from
+supplied faces (white, red and green dice, a damage card); the deck uses a fixed seed so a
+shuffle is the same on every run."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from tankref.core.dice import DiceState, SuppliedDice
+from kit import Table, faces
+from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import (
@@ -21,42 +17,35 @@ from tankref.rulesets.ttt.actions import (
     PlaceTerrain,
     StartGame,
 )
-from tankref.rulesets.ttt.engine import adjudicate, new_table
+from tankref.rulesets.ttt.engine import new_table
 from tankref.rulesets.ttt.state import Options, Scenario, TableState, TankState, TerrainPiece
 
+Faces = list[int] | tuple[int, ...]
 
-class Game:
+
+class Game(Table):
     """A table under test. ``do`` applies an action with forced dice and keeps the new state."""
+
+    state: TableState
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("dice", DiceState(seed="tankref-tests"))
-        self.state: TableState = new_table(**kwargs)
-        self.last: Result | None = None
+        super().__init__("ttt", new_table(**kwargs))
 
     def do(
         self,
         action: Action,
         *,
-        white: list[int] | tuple[int, ...] = (),
-        red: list[int] | tuple[int, ...] = (),
-        green: list[int] | tuple[int, ...] = (),
+        white: Faces = (),
+        red: Faces = (),
+        green: Faces = (),
         card: str | None = None,
     ) -> Result:
-        faces = {k: list(v) for k, v in (("white", white), ("red", red), ("green", green)) if v}
-        supplied = SuppliedDice(faces=faces, damage_card=card)
-        adj = adjudicate(self.state, action, supplied)
-        self.state = adj.state
-        self.last = adj.result
-        return adj.result
+        return self.apply(action, faces(card, white=white, red=red, green=green))
 
     def refused(self, action: Action, code: str, **dice: Any) -> RulesError:
         """Assert the action is refused with ``code`` and that nothing changed."""
-        before = self.state.model_dump_json()
-        with pytest.raises(RulesError) as info:
-            self.do(action, **dice)
-        assert info.value.code == code, info.value
-        assert self.state.model_dump_json() == before
-        return info.value
+        return self.expect_refusal(action, code, dice=faces(**dice), check_clause=False)
 
     def tank(self, tank_id: str) -> TankState:
         return self.state.tanks[tank_id]

@@ -1,4 +1,5 @@
-"""Tank yard tables for tests: built through the real engine, dice forced with supplied faces.
+"""Tank yard tables for tests (``from kit.yrd import yard``): built through the real engine,
+dice forced with supplied faces.
 
 ``yard()`` gives a started match: Red's tank "R" and Blue's tank "B" on the spaces asked,
 Red's turn 1, table dice (every roll must be supplied, so a test says exactly what fell).
@@ -6,13 +7,10 @@ Red's turn 1, table dice (every roll must be supplied, so a test says exactly wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
-from tankref.core.dice import DiceState, SuppliedDice
-from tankref.core.errors import RulesError
+from kit import Table, faces
+from tankref.core.dice import DiceState
 from tankref.core.results import Result
 from tankref.rulesets.yrd.actions import (
     Action,
@@ -21,34 +19,22 @@ from tankref.rulesets.yrd.actions import (
     PlaceTank,
     StartGame,
 )
-from tankref.rulesets.yrd.engine import adjudicate, new_table
+from tankref.rulesets.yrd.engine import new_table
 from tankref.rulesets.yrd.state import Options, Party, SpaceName, TableState, TankState
 
 
-@dataclass
-class Yard:
+class Yard(Table):
     state: TableState
-    results: list[Result] = field(default_factory=list)
 
-    @property
-    def last(self) -> Result:
-        return self.results[-1]
+    def __init__(self, state: TableState) -> None:
+        super().__init__("yrd", state)
 
-    def do(self, action: Action, **faces: list[int]) -> Result:
-        supplied = SuppliedDice(faces=faces) if faces else None
-        out = adjudicate(self.state, action, supplied)
-        self.state = out.state
-        self.results.append(out.result)
-        return out.result
+    def do(self, action: Action, **dice: list[int]) -> Result:
+        return self.apply(action, faces(**dice) if dice else None)
 
-    def refused(self, action: Action, code: str, clause: str | None, **faces: list[int]) -> None:
+    def refused(self, action: Action, code: str, clause: str | None, **dice: list[int]) -> None:
         """The action is refused with ``code``/``clause`` and the state is exactly as it was."""
-        before = self.state.to_json()
-        supplied = SuppliedDice(faces=faces) if faces else None
-        with pytest.raises(RulesError) as info:
-            adjudicate(self.state, action, supplied)
-        assert (info.value.code, info.value.clause) == (code, clause), info.value
-        assert self.state.to_json() == before
+        self.expect_refusal(action, code, clause, faces(**dice) if dice else None)
 
     def tank(self, tank_id: str) -> TankState:
         return self.state.tanks[tank_id]
