@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from afvkit import AfvGame, cm
-
+from kit.afv import AfvGame, cm
 from tankref.core.geometry import Circle
 from tankref.rulesets.afv.actions import (
     Embark,

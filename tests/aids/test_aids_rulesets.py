@@ -8,8 +8,8 @@ import math
 from typing import Any
 
 import pytest
-from mtckit import game as mtc_game
 
+from kit.mtc import game as mtc_game
 from serverkit import LiveReferee, Table, new_table
 from tankref.core.aids import AidHexes
 from tankref.core.errors import RulesError

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tablekit import duel as engine_duel
 
+from kit.ttt import duel as engine_duel
 from serverkit import LiveReferee, Table, duel, new_table
 from tankref.core.aids import AidRing
 from tankref.core.errors import RulesError

@@ -4,8 +4,7 @@ refused whatever the moment."""
 
 from __future__ import annotations
 
-from mtckit import game
-
+from kit.mtc import game
 from tankref.rulesets.mtc.engine import options_for
 from tankref.rulesets.mtc.state import Options
 
