@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tankref.core.errors import DiceLeftOver, DiceNeed, DiceNeeded, RulesError
+from tankref.core.errors import BadValue, DiceLeftOver, DiceNeed, DiceNeeded
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -156,14 +156,14 @@ class DiceBag:
             for name, faces in supplied.faces.items():
                 spec = dice.get(name)
                 if spec is None:
-                    raise RulesError(
+                    raise BadValue(
                         "UNKNOWN_DIE",
                         None,
                         f"dice.{name}: no die called {name!r} (known: {', '.join(dice)})",
                     )
                 for face in faces:
                     if not 1 <= face <= spec.sides:
-                        raise RulesError(
+                        raise BadValue(
                             "BAD_FACE",
                             None,
                             f"dice.{name}: face {face} is not on a {spec.sides}-sided die",

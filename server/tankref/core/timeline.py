@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from pydantic_core import to_json
 
 from tankref.core.dice import DiceState, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import BadValue, RulesError
 from tankref.core.results import Event, Result, TankChange
 from tankref.core.ruleset import Ruleset, TableSummary
 
@@ -334,7 +334,7 @@ class Timeline:
         players = self.summary().players
         player = action.get("player")
         if not isinstance(player, str) or player not in players:
-            raise RulesError(
+            raise BadValue(
                 "UNKNOWN_PLAYER",
                 None,
                 f"player: {player!r} is not a player at this table ({', '.join(players)})",

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 from pydantic_core import to_jsonable_python
 
 from tankref.core.dice import DiceBag, DiceState, Roll, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import RulesError, bad_value, not_found
 from tankref.core.geometry import (
     Point,
     TableArea,
@@ -120,7 +120,7 @@ def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoRet
 def get_unit(state: TableState, unit_id: str, field: str = "tank_id") -> UnitState:
     unit = state.units.get(unit_id)
     if unit is None:
-        refuse("UNKNOWN_TANK", None, f"{field}: no unit {unit_id!r} on this table", field=field)
+        not_found("UNKNOWN_TANK", None, f"{field}: no unit {unit_id!r} on this table", field=field)
     return unit
 
 
@@ -194,7 +194,7 @@ def new_table(
     """A table in setup. Defaults: Red (south edge) and Blue (north)."""
     players = players or (AfvPlayer(id="Red", edge="south"), AfvPlayer(id="Blue", edge="north"))
     if players[0].id == players[1].id:
-        refuse("TWO_PLAYERS", "AFV-SEQ1", "players: the two players need different ids")
+        bad_value("TWO_PLAYERS", "AFV-SEQ1", "players: the two players need different ids")
     return TableState(
         players=players,
         options=options or AfvOptions(),
@@ -296,12 +296,12 @@ def _place(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
     card = cards.unit(action.card)
     if card is None:
         known = ", ".join(sorted(cards.units))
-        refuse(
+        bad_value(
             "UNKNOWN_CARD", "AFV-UNITS", f"card: no unit {action.card!r} (known: {known})",
             field="card",
         )  # fmt: skip
     if action.player not in {p.id for p in ctx.state.players}:
-        refuse(
+        bad_value(
             "UNKNOWN_PLAYER",
             "AFV-SEQ1",
             f"player: {action.player!r} is not a player at this table",

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from tankref.core.dice import DiceBag, DiceState, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import BadValue, RulesError
 from tankref.core.geometry import TableArea, bounding_radius, contains, shape_center
 from tankref.core.hexgrid import Hex, HexGrid
 from tankref.core.options import Option, option
@@ -83,7 +83,7 @@ def new_table(
     """A table in setup; ``designs`` are the table's own, added to the shipped ones."""
     options = options or Options()
     if players[0] == players[1]:
-        raise RulesError("TWO_PLAYERS", "MTC-INI1", "players: the two players need different ids")
+        raise BadValue("TWO_PLAYERS", "MTC-INI1", "players: the two players need different ids")
     problems = bad_designs(designs, options.max_bp)
     if problems:
         raise RulesError(
@@ -235,14 +235,14 @@ def _place_tank(ctx: Context, action: PlaceTank) -> None:
             {"field": "card"},
         )
     if design is None:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_CARD",
             "MTC-BP1",
             f"card: no design {action.design!r} (known: {', '.join(sorted(state.designs))})",
             {"field": "card"},
         )
     if action.player not in state.players:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_PLAYER",
             None,
             f"player: {action.player!r} is not a player here ({' or '.join(state.players)})",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from tankref.core.errors import RulesError
+from tankref.core.errors import NotFound, RulesError
 from tankref.core.hexgrid import Hex, Reach, hex_distance, hex_lines, path_to, reachable
 from tankref.rulesets.mtc.state import TableState, TankState, TerrainKind
 
@@ -49,7 +49,7 @@ RULING_COLUMNS = "Odds better than 3-1 use the 3-1 column; worse than 1-2 cannot
 def get_tank(state: TableState, tank_id: str) -> TankState:
     tank = state.tanks.get(tank_id)
     if tank is None:
-        raise RulesError(
+        raise NotFound(
             "UNKNOWN_TANK",
             None,
             f"tank_id: no tank {tank_id!r} on this table",
@@ -392,7 +392,7 @@ def plan_fire(state: TableState, tank_ids: Sequence[str], target_id: str) -> Fir
     shooters = [get_tank(state, t) for t in tank_ids]
     target = state.tanks.get(target_id)
     if target is None:
-        raise RulesError(
+        raise NotFound(
             "UNKNOWN_TANK",
             None,
             f"target_id: no tank {target_id!r} on this table",
