@@ -29,7 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.dice import SuppliedDice
+from tankref.core.timeline import first_state
 from tankref.rulesets.ttt.engine import options_for
 from tankref.server.luck import LuckDesk
 from tankref.server.referee import Referee, TableHost
@@ -88,7 +89,7 @@ async def build_table(ref: Referee, events: int) -> TableHost:
 def replay_only(ref: Referee, host: TableHost, desk: LuckDesk) -> None:
     row = desk.row(ref, host.id)
     rules = host.rules
-    state = rules.new_table(rules.setup_model.model_validate(row.setup), DiceState(**row.dice))
+    state = first_state(rules, row.setup, row.dice)
     for event in ref.effective_events(host):
         dice = None if event.dice is None else SuppliedDice.model_validate(event.dice)
         state = rules.adjudicate(state, rules.parse_action(event.action), dice).state

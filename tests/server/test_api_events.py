@@ -51,13 +51,14 @@ def test_long_poll_wakes_when_the_other_side_acts(referee: LiveReferee) -> None:
 
     def poll() -> None:
         with httpx.Client(base_url=referee.url, timeout=30) as client:
-            started = time.monotonic()
             got["page"] = client.get(
                 table.path("/events"), params={"after": seq, "wait": 20}
             ).json()
             got["waited"] = time.monotonic() - started
 
     poller = threading.Thread(target=poll)
+    # Timed from here: under load the client itself may take a good part of the 0.5 s.
+    started = time.monotonic()
     poller.start()
     time.sleep(0.5)
     assert poller.is_alive()  # held open: nothing new yet
@@ -170,3 +171,28 @@ def test_log_pages_mark_entries_taken_back(referee: LiveReferee) -> None:
     assert [e["seq"] for e in page["entries"]] == list(range(1, undo + 1))
     later = table.ok(table.http.get(table.path(f"/log?after={waited}")))
     assert later["taken_back"] == {}  # only entries on the page are named
+
+
+def test_the_log_limits_are_the_referees_settings(tmp_path: Path) -> None:
+    """``Settings.log_page_max`` and ``long_poll_max_seconds`` are the limits the routes
+    enforce and document (a referee set lower refuses beyond them, naming the field)."""
+    db = tmp_path / "limits.sqlite3"
+    with live_referee(db, log_page_max=3, long_poll_max_seconds=1.5) as live:
+        table = duel(live.url)
+        page = table.ok(table.http.get(table.path("/log")))  # the default page: the most
+        assert [e["seq"] for e in page["entries"]] == [1, 2, 3] and page["next_after"] == 3
+        reply = table.http.get(table.path("/log"), params={"limit": 4})
+        assert reply.status_code == 422 and reply.json()["field"] == "query.limit"
+        reply = table.http.get(table.path("/events"), params={"wait": 2})
+        assert reply.status_code == 422 and reply.json()["field"] == "query.wait"
+        started = time.monotonic()
+        waited = table.ok(table.http.get(table.path("/events"), params={"after": 4}))
+        assert waited["entries"] == [] and 1.4 < time.monotonic() - started < 5  # the default
+        paths = httpx.get(f"{live.url}/openapi.json").json()["paths"]
+        query = {
+            p["name"]: p["schema"]
+            for p in paths["/tables/{table_id}/events"]["get"]["parameters"]
+            if p["in"] == "query"
+        }
+        assert query["limit"]["maximum"] == 3 and query["wait"]["maximum"] == 1.5
+        table.close()

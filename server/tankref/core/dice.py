@@ -18,7 +18,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tankref.core.errors import DiceLeftOver, DiceNeed, DiceNeeded, RulesError
+from tankref.core.errors import (
+    BadValue,
+    DiceLeftOver,
+    DiceNeed,
+    DiceNeeded,
+    RulesError,
+    bad_value,
+)
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -122,6 +129,47 @@ class SuppliedDice(BaseModel):
     damage_card: str | None = None
 
 
+def dice_taken(
+    table: DiceState, supplied: SuppliedDice, *, damage_deck: bool, title: str
+) -> SuppliedDice | None:
+    """What a table may send for an adjudication, checked up front before any dice: faces
+    only from a table that rolls its own, a card only from one that draws its own. On a
+    server-dice table the token holder must not choose the dice (the card of a physical
+    damage deck is still the table's to send); an empty ``dice`` there is dropped, so it
+    cannot turn the referee's dice into the table's. The dice to adjudicate with (None: the
+    referee's own). ``damage_deck``: the ruleset draws damage cards; ``title`` names it."""
+    if supplied.faces and table.source == "server":
+        raise RulesError(
+            "SERVER_DICE",
+            None,
+            "dice.faces: this table's dice are rolled by the referee (dice.source: server); "
+            "it takes no faces from the table: send the action without dice.faces",
+            {"field": "dice.faces"},
+        )
+    if table.source == "server" and supplied.damage_card is None:
+        return None
+    if supplied.damage_card is None or table.damage_cards == "table":
+        return supplied
+    if table.source == "server" and damage_deck:
+        raise RulesError(
+            "SERVER_DICE",
+            None,
+            "dice.damage_card: this table's referee rolls the dice and draws the damage cards "
+            "(dice.source: server, dice.damage_cards: referee); send the action without a card",
+            {"field": "dice.damage_card"},
+        )
+    if damage_deck:
+        why = "this table's referee draws the damage cards (dice.damage_cards: referee)"
+    else:
+        why = f"{title} has no damage deck"
+    bad_value(
+        "DAMAGE_CARD_NOT_WANTED",
+        None,
+        f"dice.damage_card: {why}; send the action without a card",
+        field="dice.damage_card",
+    )
+
+
 class DiceBag:
     """The dice for one adjudication: server-seeded, or the faces the table supplied.
 
@@ -156,14 +204,14 @@ class DiceBag:
             for name, faces in supplied.faces.items():
                 spec = dice.get(name)
                 if spec is None:
-                    raise RulesError(
+                    raise BadValue(
                         "UNKNOWN_DIE",
                         None,
                         f"dice.{name}: no die called {name!r} (known: {', '.join(dice)})",
                     )
                 for face in faces:
                     if not 1 <= face <= spec.sides:
-                        raise RulesError(
+                        raise BadValue(
                             "BAD_FACE",
                             None,
                             f"dice.{name}: face {face} is not on a {spec.sides}-sided die",

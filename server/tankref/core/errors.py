@@ -2,17 +2,26 @@
 
 An engine never half-applies an action: it raises one of these before the new state is
 handed back, so the caller's state is exactly what it was. Each error carries a stable
-``code`` (for programs), the ``clause`` it enforces (for players) and a plain message.
+``code`` (for programs), the ``clause`` it enforces (for players) and a plain message, and
+its ``kind``: what sort of refusal it is, which is all a front end needs to answer it (the
+server's HTTP status comes from the kind alone, never from a list of codes).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Literal, NoReturn
+
+# refused: the rules say no as the game stands; not_found: no such tank, unit or piece;
+# bad_value: a value the table never takes, whatever the game's state (an unknown card, a
+# face not on the die); needs_dice / needs_decision: nothing applied, ask again with them.
+Kind = Literal["refused", "not_found", "bad_value", "needs_dice", "needs_decision"]
 
 
 class RulesError(Exception):
     """An action the rules refuse. ``code`` is stable; ``message`` is for people."""
+
+    kind: ClassVar[Kind] = "refused"
 
     def __init__(
         self, code: str, clause: str | None, message: str, details: dict[str, Any] | None = None
@@ -35,6 +44,26 @@ class RulesError(Exception):
         return f"{type(self).__name__}({self.code!r}, {self.clause!r}, {self.message!r})"
 
 
+class NotFound(RulesError):
+    """No such tank, unit or piece on this table."""
+
+    kind: ClassVar[Kind] = "not_found"
+
+
+class BadValue(RulesError):
+    """A value in the request the table does not take: wrong whatever the game's state."""
+
+    kind: ClassVar[Kind] = "bad_value"
+
+
+def not_found(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
+    raise NotFound(code, clause, message, details)
+
+
+def bad_value(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
+    raise BadValue(code, clause, message, details)
+
+
 @dataclass(frozen=True)
 class DiceNeed:
     """What the table still has to roll: ``count`` dice of ``die`` for ``purpose``."""
@@ -54,6 +83,8 @@ class DiceNeed:
 class DiceNeeded(RulesError):
     """Table dice ran short: say exactly which dice are needed next; nothing changed."""
 
+    kind: ClassVar[Kind] = "needs_dice"
+
     def __init__(self, need: DiceNeed, used: dict[str, int]) -> None:
         super().__init__(
             "DICE_NEEDED",
@@ -72,7 +103,7 @@ class DiceNeeded(RulesError):
         self.need = need
 
 
-class DiceLeftOver(RulesError):
+class DiceLeftOver(BadValue):
     """More faces were supplied than the adjudication used: the count is wrong."""
 
     def __init__(self, left: dict[str, int], used: dict[str, int]) -> None:
@@ -99,6 +130,8 @@ class DecisionNeeded(RulesError):
     """A player must choose before the action can be adjudicated (like DICE_NEEDED, nothing
     changed): ``seat`` is the player who decides, ``choices`` what they may answer, and
     ``field`` the action field the answer goes in, sent again under the same request id."""
+
+    kind: ClassVar[Kind] = "needs_decision"
 
     def __init__(
         self,

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tankref.core.aids import Aids
-from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.dice import DiceState, SuppliedDice, dice_taken
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.scene import LineOfFire, SceneParts
@@ -203,6 +203,23 @@ class Ruleset(Protocol):
         to see its outcome in a result; [] when there is no shot to take."""
         ...
 
+    # --- above the engine (server hooks) ---------------------------------------------------
+    # What the server asks so that it never reads a ruleset's state or options itself.
+    @property
+    def odds_choices(self) -> type[BaseModel]: ...  # what an odds query may choose (``odds``)
+
+    # The state as anyone may read it (JSON): its secrets (the dice seed behind the
+    # commitment) left out until ``revealed`` (the game is over).
+    def public_state(self, state: Any, *, revealed: bool) -> dict[str, Any]: ...
+
+    # The dice a table may send for an adjudication, checked before any roll (None: the
+    # referee rolls them all); a refusal raises ``RulesError``.
+    def accept_dice(self, state: Any, dice: SuppliedDice) -> SuppliedDice | None: ...
+
+
+class NoOddsChoices(BaseModel):
+    """An odds query with nothing to choose: whatever it is sent is not read."""
+
 
 class ModelState:
     """The state plumbing of a ruleset whose table state is one pydantic model with a
@@ -243,6 +260,24 @@ class ModelState:
             players=[p.id for p in s.players],
             winner=s.winner,
             reason=s.game_over_reason,
+        )
+
+    # --- above the engine: what most rulesets answer the same way ----------------------------
+    odds_choices: ClassVar[type[BaseModel]] = NoOddsChoices
+
+    def public_state(self, state: Any, *, revealed: bool) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.dump_state(state))
+        dice = data.get("dice")
+        if isinstance(dice, dict) and not revealed:
+            dice.pop("seed", None)  # the secret behind the commitment, until the game is over
+        return data
+
+    def accept_dice(self, state: Any, dice: SuppliedDice) -> SuppliedDice | None:
+        """Faces only from a table that rolls its own, a card only from one that draws
+        them, and only where the ruleset has a damage deck (``core.dice.dice_taken``)."""
+        rules = cast(Ruleset, self)
+        return dice_taken(
+            self.dice_state(state), dice, damage_deck=rules.damage_deck, title=rules.title
         )
 
 

@@ -21,14 +21,15 @@ by the replay bench, so there is one implementation of "what the log means". Pur
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 from pydantic_core import to_json
 
 from tankref.core.dice import DiceState, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import BadValue, RulesError
 from tankref.core.results import Event, Result, TankChange
 from tankref.core.ruleset import Ruleset, TableSummary
 
@@ -128,6 +129,15 @@ class Step:
         return data
 
 
+def first_state(rules: Ruleset, setup: object, dice: object) -> Any:
+    """A table's state as it was created, from its setup and dice as stored (JSON): where
+    every replay starts (the referee's, the luck count's, verify's)."""
+    return rules.new_table(rules.setup_model.model_validate(setup), DiceState.model_validate(dice))
+
+
+E = TypeVar("E", bound=LoggedEvent)
+
+
 @dataclass
 class Timeline:
     rules: Ruleset
@@ -165,6 +175,12 @@ class Timeline:
 
     def dice(self) -> DiceState:
         return self.rules.dice_state(self.state)
+
+    def in_effect(self, events: Iterable[E]) -> list[E]:
+        """The game actions among ``events`` still in effect, in their order: neither undone
+        nor voided, and not the referee's own control events (undo, void, end_game,
+        player_seed)."""
+        return [e for e in events if e.seq not in self.cancelled and e.seq not in self.controls]
 
     # --- working out a step (pure: nothing changes until ``commit``) -------------------------
     def act(
@@ -334,7 +350,7 @@ class Timeline:
         players = self.summary().players
         player = action.get("player")
         if not isinstance(player, str) or player not in players:
-            raise RulesError(
+            raise BadValue(
                 "UNKNOWN_PLAYER",
                 None,
                 f"player: {player!r} is not a player at this table ({', '.join(players)})",

@@ -18,11 +18,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tankref.core import chain
-from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.results import chat_lines
 from tankref.core.ruleset import Ruleset, get_ruleset
-from tankref.core.timeline import Timeline, describe, result_digest, state_digest
+from tankref.core.timeline import Timeline, describe, first_state, result_digest, state_digest
 
 FORMAT = "tankref.table-export"
 FORMAT_VERSION = 2  # 2: the hash chain (version 1 exports, without it, still verify)
@@ -212,18 +211,15 @@ def _result_difference(logged: dict[str, Any], replayed: dict[str, Any]) -> str 
 
 
 def _start(rules: Ruleset, table: ExportTable, seed: str) -> Timeline:
-    setup = rules.setup_model.model_validate(table.setup)
-    dice = DiceState.model_validate(
-        {
-            "source": table.dice_source,
-            "damage_cards": table.damage_cards,
-            "seed": seed,
-            "player_seeds": [s.seed for s in table.player_seeds],
-        }
-    )
+    dice = {
+        "source": table.dice_source,
+        "damage_cards": table.damage_cards,
+        "seed": seed,
+        "player_seeds": [s.seed for s in table.player_seeds],
+    }
     return Timeline(
         rules,
-        rules.new_table(setup, dice),
+        first_state(rules, table.setup, dice),
         [s.player for s in table.player_seeds],
         seat_credentials=table.seat_credentials,
     )

@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from tankref import __version__
-from tankref.core.ruleset import get_ruleset, ruleset_names
+from tankref.core.ruleset import Ruleset, get_ruleset, ruleset_names
 from tankref.server import errors
 from tankref.server.guards import RequestGuards
 from tankref.server.referee import Referee
@@ -72,7 +72,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (health, tables, tanks, aids, terrain, actions, events, luck, page, trust):
+    for module in (health, tables, tanks, aids, terrain, actions):
+        app.include_router(module.router)
+    app.include_router(events.routes(settings))
+    for module in (luck, page, trust):
         app.include_router(module.router)
     app.add_middleware(
         RequestGuards,
@@ -99,8 +102,10 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     create = components.pop("CreateTable")
     default = create["properties"]["ruleset"].get("default")
     tables, actions_, terrains = [], [], []
+    odds_query: dict[str, dict[str, Any]] = {}
     for name in ruleset_names():
         rules = get_ruleset(name)
+        _odds_choices(odds_query, rules, components)
         setup = _filed(components, name, rules.setup_model.model_json_schema())
         tables.append(_create_table(create, name, setup, required=name != default))
         actions_.append(_filed(components, name, rules.action_schema()))
@@ -113,9 +118,35 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         body.setdefault("properties", {})["request_id"] = dict(request_id)
     put = schema["paths"]["/tables/{table_id}/terrain/{piece_id}"]["put"]
     put["requestBody"]["content"]["application/json"]["schema"] = _any_of(terrains)
+    for path in (
+        "/tables/{table_id}/tanks/{tank_id}/odds",
+        "/tables/{table_id}/tanks/{tank_id}/odds/{target_id}",
+    ):
+        query = json.loads(json.dumps(list(odds_query.values())))  # a copy for each path
+        schema["paths"][path]["get"].setdefault("parameters", []).extend(query)
     _document_refusals(schema, components)
     app.openapi_schema = schema
     return schema
+
+
+def _odds_choices(
+    query: dict[str, dict[str, Any]], rules: Ruleset, components: dict[str, Any]
+) -> None:
+    """The odds routes' query parameters: each ruleset's choices, named with the ruleset
+    (a name two rulesets share is listed once, for both)."""
+    choices = _filed(components, rules.name, rules.odds_choices.model_json_schema())
+    for field, prop in choices.get("properties", {}).items():
+        if field in query:
+            query[field]["description"] += f" ({rules.title} too.)"
+            continue
+        description = prop.pop("description", "")
+        query[field] = {
+            "name": field,
+            "in": "query",
+            "required": False,
+            "schema": prop,
+            "description": f"{rules.title} tables: {description}".strip(),
+        }
 
 
 def _create_table(

@@ -18,21 +18,17 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from tankref.core.errors import RulesError
+from tankref.core.errors import Kind, RulesError
 
 log = logging.getLogger("tankref.server")
 
-# Engine codes that mean "no such thing" rather than "the rules say no".
-_NOT_FOUND = {"UNKNOWN_TANK"}
-# Engine codes about a value in the request body rather than the state of the game.
-# A value the table does not take (a decision it does not ask for is as unwanted as a card).
-_BAD_VALUE = {
-    "UNKNOWN_CARD",
-    "UNKNOWN_PLAYER",
-    "UNKNOWN_DIE",
-    "BAD_FACE",
-    "TWO_PLAYERS",
-    "DECISION_NOT_ASKED",
+# An engine refusal's status, from its kind alone: a new refusal code needs no entry here.
+STATUS: dict[Kind, int] = {
+    "refused": 409,  # the action conflicts with the game as it stands
+    "needs_dice": 409,  # nothing applied: roll these dice and send the action again
+    "needs_decision": 409,  # nothing applied: the named seat decides, then send it again
+    "not_found": 404,
+    "bad_value": 422,  # a value in the request the table never takes
 }
 
 
@@ -71,15 +67,8 @@ class ApiError(Exception):
 
 
 def from_rules(err: RulesError, prefix: str = "") -> ApiError:
-    """A refusal by the engine. 409: the action conflicts with the game as it stands."""
-    if err.code == "DICE_NEEDED":
-        status = 409  # nothing applied: roll these dice and send the action again
-    elif err.code in _NOT_FOUND:
-        status = 404
-    elif err.code in _BAD_VALUE or err.code == "DICE_COUNT_WRONG":
-        status = 422
-    else:
-        status = 409
+    """A refusal by the engine, with the status its kind says."""
+    status = STATUS[err.kind]
     field = err.details.get("field")
     if isinstance(field, str) and prefix and not field.startswith("dice."):
         field = f"{prefix}.{field}"  # a supplied die or card is named from the body's root

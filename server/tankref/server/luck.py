@@ -24,7 +24,7 @@ import anyio.to_thread
 from pydantic import BaseModel, Field
 from pydantic_core import to_jsonable_python
 
-from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.dice import SuppliedDice
 from tankref.core.luck import (
     MEASURES,
     SIGNIFICANCE,
@@ -36,6 +36,7 @@ from tankref.core.luck import (
     measure_luck,
 )
 from tankref.core.ruleset import Ruleset, get_ruleset
+from tankref.core.timeline import first_state
 from tankref.server.referee import Referee, TableHost
 from tankref.server.store import EventRow, EventStore, TableRow
 
@@ -46,7 +47,6 @@ __all__ = [
     "NoSuchTable",
     "TableLuck",
     "TableLuckReply",
-    "effective_events",
     "luck_from_db",
     "luck_text",
 ]
@@ -83,11 +83,6 @@ class _Tally:
     measures: dict[Group, MeasureLuck] = field(default_factory=dict)  # as of the last report
     note: str | None = None
     report: TableLuck | None = None
-
-
-def _first_state(rules: Ruleset, row: TableRow) -> Any:
-    setup = rules.setup_model.model_validate(row.setup)
-    return rules.new_table(setup, DiceState.model_validate(row.dice))
 
 
 def _logged_dice(result: dict[str, Any]) -> SuppliedDice | None:
@@ -137,7 +132,7 @@ class LuckBook:
         tally = self._tallies.get(row.id)
         if tally is None or after == 0:
             rules = get_ruleset(row.ruleset)
-            state = _first_state(rules, row)
+            state = first_state(rules, row.setup, row.dice)
             tally = _Tally(rules=rules, state=state, players=rules.summary(state).players)
             self._tallies[row.id] = tally
         if after != tally.read_to:
@@ -210,20 +205,6 @@ def _cancelled(host: TableHost) -> int:
     return len(host.timeline.cancelled)
 
 
-def effective_events(ref: Referee, host: TableHost, after: int = 0) -> list[EventRow]:
-    """The table's events after log seq ``after`` still in effect: undone and voided actions
-    and the referee's control events are left out (``Referee.effective_events``'s rule, read
-    from the table's timeline, so a page re-reading the luck reads only the new events)."""
-    if after == 0:
-        return ref.effective_events(host)
-    timeline = host.timeline
-    return [
-        event
-        for event in ref.store.events(host.id, after=after)
-        if event.seq not in timeline.cancelled and event.seq not in timeline.controls
-    ]
-
-
 @dataclass
 class LuckDesk:
     """The server's book, the tables' creation rows, a lock per table."""
@@ -244,7 +225,7 @@ class LuckDesk:
         if cached is not None:
             return cached
         after = self.book.read_from(host.id, cancelled)
-        events = effective_events(ref, host, after)
+        events = ref.effective_events(host, after)
         row = self.row(ref, host.id)
         return self.book.count(row, host.seq, after, events, cancelled, host.damaged)
 
@@ -262,7 +243,7 @@ class LuckDesk:
             if cached is not None:
                 return cached
             after = self.book.read_from(host.id, cancelled)
-            events = effective_events(ref, host, after)
+            events = ref.effective_events(host, after)
             row = self.row(ref, host.id)
             return await anyio.to_thread.run_sync(
                 self.book.count, row, host.seq, after, events, cancelled, host.damaged

@@ -29,7 +29,7 @@ from tankref.core.errors import RulesError
 from tankref.core.results import Result, chat_lines
 from tankref.core.ruleset import Ruleset, TableSummary, TankView, get_ruleset, ruleset_names
 from tankref.core.scene import LineOfFire
-from tankref.core.timeline import Step, Timeline, result_digest
+from tankref.core.timeline import Step, Timeline, first_state, result_digest
 from tankref.server.errors import ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,
@@ -126,12 +126,15 @@ class TableHost:
     def summary(self) -> TableSummary:
         return self.timeline.summary()
 
+    @property
+    def revealed(self) -> bool:
+        """The game is over (by the rules or by agreement): its secrets may be shown. Shown
+        mid-game, the server seed would let anyone predict the next rolls."""
+        return self.damaged is None and self.timeline.over
+
     def revealed_seed(self) -> str | None:
-        """The server seed once the game is over (by the rules or by agreement), else None:
-        revealed mid-game it would let anyone predict the next rolls."""
-        if self.damaged is None and self.timeline.over:
-            return self.rules.dice_state(self.state).seed
-        return None
+        """The server seed once revealed, else None."""
+        return self.rules.dice_state(self.state).seed if self.revealed else None
 
     def dice_public(self) -> DicePublic:
         dice = self.rules.dice_state(self.state)
@@ -146,11 +149,8 @@ class TableHost:
         )
 
     def public_state(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.rules.dump_state(self.state))
-        dice = data.get("dice")
-        if isinstance(dice, dict) and self.revealed_seed() is None:
-            dice.pop("seed", None)  # the secret behind the commitment, until the game is over
-        return data
+        """The state as anyone may read it: the ruleset hides its secrets until revealed."""
+        return self.rules.public_state(self.state, revealed=self.revealed)
 
     def note_shot(self, seq: int, step: Step) -> None:
         """Keep the line of each shot still in effect: the scene draws the latest one, and
@@ -246,8 +246,7 @@ class Referee:
         """The table as created; ``state`` None: made again from the stored setup."""
         rules = get_ruleset(row.ruleset)
         if state is None:
-            setup = rules.setup_model.model_validate(row.setup)
-            state = rules.new_table(setup, DiceState.model_validate(row.dice))
+            state = first_state(rules, row.setup, row.dice)
         return TableHost(
             id=row.id,
             rules=rules,
@@ -264,15 +263,10 @@ class Referee:
             head=table_genesis(row),
         )
 
-    def effective_events(self, host: TableHost) -> list[EventRow]:
-        """The table's game actions still in effect, oldest first: neither undone nor voided,
-        and not the referee's own control events (undo, void, end_game, player_seed)."""
-        timeline = host.timeline
-        return [
-            event
-            for event in self.store.events(host.id)
-            if event.seq not in timeline.cancelled and event.seq not in timeline.controls
-        ]
+    def effective_events(self, host: TableHost, after: int = 0) -> list[EventRow]:
+        """The table's game actions after log seq ``after`` still in effect, oldest first
+        (``Timeline.in_effect``)."""
+        return host.timeline.in_effect(self.store.events(host.id, after=after))
 
     # --- tables ----------------------------------------------------------------------------
     def create_table(self, body: CreateTable) -> TableCreated:
@@ -434,7 +428,10 @@ class Referee:
             if repeated is not None:
                 return repeated
             if dice is not None:
-                dice = _allowed_dice(host, dice)
+                try:  # up front, before any dice: only what this table takes from a client
+                    dice = host.rules.accept_dice(host.state, dice)
+                except RulesError as err:
+                    raise from_rules(err) from None
             action = build(host.state)
             if action is None:
                 if request_id is not None:  # spent: the same id must never apply later
@@ -598,45 +595,6 @@ class Referee:
     # --- reads -----------------------------------------------------------------------------
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
         return self.store.entries(host.id, after, limit)
-
-
-def _allowed_dice(host: TableHost, dice: SuppliedDice) -> SuppliedDice | None:
-    """Up front, before any dice: faces are only taken from a table that rolls its own, a
-    card only from one that draws its own. On a server-dice table the token holder must not
-    choose the dice (the card of a physical damage deck is still the table's to send); an
-    empty ``dice`` there is dropped, so it cannot turn the referee's dice into the table's.
-    The dice to adjudicate with."""
-    source = host.rules.dice_state(host.state)
-    if dice.faces and source.source == "server":
-        raise ApiError(
-            409,
-            "SERVER_DICE",
-            "dice.faces: this table's dice are rolled by the referee (dice.source: server); "
-            "it takes no faces from the table: send the action without dice.faces",
-            field="dice.faces",
-        )
-    if source.source == "server" and dice.damage_card is None:
-        return None
-    if dice.damage_card is None or source.damage_cards == "table":
-        return dice
-    if source.source == "server" and host.rules.damage_deck:
-        raise ApiError(
-            409,
-            "SERVER_DICE",
-            "dice.damage_card: this table's referee rolls the dice and draws the damage cards "
-            "(dice.source: server, dice.damage_cards: referee); send the action without a card",
-            field="dice.damage_card",
-        )
-    if host.rules.damage_deck:
-        why = "this table's referee draws the damage cards (dice.damage_cards: referee)"
-    else:
-        why = f"{host.rules.title} has no damage deck"
-    raise ApiError(
-        422,
-        "DAMAGE_CARD_NOT_WANTED",
-        f"dice.damage_card: {why}; send the action without a card",
-        field="dice.damage_card",
-    )
 
 
 def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:

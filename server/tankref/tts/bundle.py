@@ -80,7 +80,3 @@ def bundle(script: str) -> str:
         out.append("end")
     out.append(f'use("{modules[-1]}")')
     return "\n".join(out) + "\n"
-
-
-def bundle_all() -> dict[str, str]:
-    return {name: bundle(name) for name in SCRIPTS}

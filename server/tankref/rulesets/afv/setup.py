@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tankref.core.adjudication import refuse
 from tankref.core.dice import DiceState
+from tankref.core.errors import bad_value
 from tankref.core.flow import NO_TANKS, OFF_TABLE
 from tankref.core.geometry import TableArea, normalize_degrees
 from tankref.rulesets.afv.actions import PlaceTank, PlaceTerrain, RemoveTank, StartGame
@@ -26,7 +27,7 @@ def new_table(
     """A table in setup. Defaults: Red (south edge) and Blue (north)."""
     players = players or (AfvPlayer(id="Red", edge="south"), AfvPlayer(id="Blue", edge="north"))
     if players[0].id == players[1].id:
-        refuse("TWO_PLAYERS", "AFV-SEQ1", "players: the two players need different ids")
+        bad_value("TWO_PLAYERS", "AFV-SEQ1", "players: the two players need different ids")
     return TableState(
         players=players,
         options=options or AfvOptions(),
@@ -41,12 +42,12 @@ def place(ctx: AfvContext, action: PlaceTank) -> None:
     card = cards.unit(action.card)
     if card is None:
         known = ", ".join(sorted(cards.units))
-        refuse(
+        bad_value(
             "UNKNOWN_CARD", "AFV-UNITS", f"card: no unit {action.card!r} (known: {known})",
             field="card",
         )  # fmt: skip
     if action.player not in {p.id for p in ctx.state.players}:
-        refuse(
+        bad_value(
             "UNKNOWN_PLAYER",
             "AFV-SEQ1",
             f"player: {action.player!r} is not a player at this table",

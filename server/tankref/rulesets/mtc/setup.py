@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from tankref.core.adjudication import refuse
 from tankref.core.dice import DiceState
+from tankref.core.errors import bad_value
 from tankref.core.flow import OFF_TABLE
 from tankref.core.geometry import TableArea, bounding_radius, contains, shape_center
 from tankref.core.hexgrid import Hex, HexGrid
@@ -58,7 +59,7 @@ def new_table(
     """A table in setup; ``designs`` are the table's own, added to the shipped ones."""
     options = options or Options()
     if players[0] == players[1]:
-        refuse("TWO_PLAYERS", "MTC-INI1", "players: the two players need different ids")
+        bad_value("TWO_PLAYERS", "MTC-INI1", "players: the two players need different ids")
     problems = bad_designs(designs, options.max_bp)
     if problems:
         refuse(
@@ -108,14 +109,14 @@ def place_tank(ctx: TableContext, action: PlaceTank) -> None:
             field="card",
         )
     if design is None:
-        refuse(
+        bad_value(
             "UNKNOWN_CARD",
             "MTC-BP1",
             f"card: no design {action.design!r} (known: {', '.join(sorted(state.designs))})",
             field="card",
         )
     if action.player not in state.players:
-        refuse(
+        bad_value(
             "UNKNOWN_PLAYER",
             None,
             f"player: {action.player!r} is not a player here ({' or '.join(state.players)})",

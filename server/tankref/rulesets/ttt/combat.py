@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tankref.core.dice import Roll
-from tankref.core.errors import DecisionNeeded
+from tankref.core.errors import DecisionNeeded, bad_value
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
 from tankref.core.results import Modifier
 from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
@@ -605,7 +605,7 @@ def _roll_penetration(
 def do_engage(ctx: Context, action: Engage) -> None:
     state = ctx.state
     if action.best_armour is not None and state.options.best_armour != "ask":
-        refuse(
+        bad_value(
             "DECISION_NOT_ASKED",
             "TTT-E3",
             f"best_armour: the table's best_armour option is {state.options.best_armour}, so "

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from tankref.core.dice import DiceBag, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote
 from tankref.rulesets.ttt.state import TableState, TankState
 
@@ -25,7 +25,7 @@ def tank_label(tank: TankState) -> str:
 def get_tank(state: TableState, tank_id: str, field: str = "tank_id") -> TankState:
     tank = state.tanks.get(tank_id)
     if tank is None:
-        refuse("UNKNOWN_TANK", None, f"{field}: no tank {tank_id!r} on this table", field=field)
+        not_found("UNKNOWN_TANK", None, f"{field}: no tank {tank_id!r} on this table", field=field)
     return tank
 
 

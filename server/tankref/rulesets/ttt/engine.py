@@ -15,7 +15,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from tankref.core.dice import DiceState, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import BadValue, RulesError
 from tankref.core.geometry import TableArea
 from tankref.core.options import Option, option
 from tankref.core.results import Result, TankChange
@@ -66,17 +66,15 @@ def new_table(
     """A table in setup. Defaults: players Red (south edge) and Blue (north), Meeting Engagement."""
     players = tuple(players or (Player(id="Red", edge="south"), Player(id="Blue", edge="north")))
     if len(players) != 2:
-        raise RulesError("TWO_PLAYERS", "TTT-T1", "players: TinyTableTopTanks is for two players")
+        raise BadValue("TWO_PLAYERS", "TTT-T1", "players: TinyTableTopTanks is for two players")
     if players[0].id == players[1].id:
-        raise RulesError("TWO_PLAYERS", "TTT-T1", "players: the two players need different ids")
+        raise BadValue("TWO_PLAYERS", "TTT-T1", "players: the two players need different ids")
     scenario = scenario or Scenario()
     ids = {p.id for p in players}
     for role in ("first_player", "ambusher", "defender"):
         who = getattr(scenario, role)
         if who is not None and who not in ids:
-            raise RulesError(
-                "UNKNOWN_PLAYER", "TTT-S1", f"scenario.{role}: {who!r} is not a player"
-            )
+            raise BadValue("UNKNOWN_PLAYER", "TTT-S1", f"scenario.{role}: {who!r} is not a player")
     if scenario.kind == "ambush" and scenario.ambusher is None:
         raise RulesError(
             "AMBUSHER_NEEDED", "TTT-S2", "scenario.ambusher: name the ambushing player"

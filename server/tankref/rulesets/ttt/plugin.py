@@ -29,6 +29,7 @@ from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
     Engage,
+    GrizzledUse,
     Move,
     PlaceTank,
     PlaceTerrain,
@@ -72,6 +73,20 @@ _TERRAIN_ADAPTER: TypeAdapter[TerrainPiece] = TypeAdapter(TerrainPiece)
 _SETUP_ADAPTER: TypeAdapter[TableSetup] = TypeAdapter(TableSetup)
 
 
+class OddsChoices(BaseModel):
+    """What an odds query may choose: the declaration the Engage would carry, and how far
+    the odds look (``odds``)."""
+
+    grizzled_reroll: GrizzledUse | None = Field(
+        default=None,
+        description="Ask mode: where the Engage would declare the Grizzled reroll.",
+    )
+    friends: bool = Field(
+        default=False,
+        description="Also the morale checks the shot may cause among the target's friends.",
+    )
+
+
 @dataclass(frozen=True)
 class TinyTableTopTanks(ModelState):
     name: str = NAME
@@ -79,6 +94,7 @@ class TinyTableTopTanks(ModelState):
     clause_prefix: str = "TTT"
     state_model: ClassVar[type[BaseModel]] = TableState
     damage_deck: ClassVar[bool] = True  # TTT-E7
+    odds_choices: ClassVar[type[BaseModel]] = OddsChoices
 
     # --- tables ----------------------------------------------------------------------------
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tankref.core.errors import bad_value
 from tankref.core.geometry import distance
 from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, RemoveTank, SetObjective
 from tankref.rulesets.ttt.cards import MORALE_DIE, CardSet
@@ -19,10 +20,10 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
     require_setup(state, "place_tank")
     card = cards.tank(action.card)
     if card is None:
-        refuse("UNKNOWN_CARD", None, f"card: no tank card {action.card!r}", field="card")
+        bad_value("UNKNOWN_CARD", None, f"card: no tank card {action.card!r}", field="card")
     ids = [p.id for p in state.players]
     if action.player not in ids:
-        refuse(
+        bad_value(
             "UNKNOWN_PLAYER",
             None,
             f"player: {action.player!r} is not at this table ({', '.join(ids)})",

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Literal
 
 from tankref.core.dice import DiceBag, Roll
-from tankref.core.errors import RulesError
+from tankref.core.errors import BadValue, RulesError
 from tankref.core.results import Modifier, RulingNote
 from tankref.rulesets.yrd.state import Options
 
@@ -51,7 +51,7 @@ def contest_for(
 ) -> Contest:
     sides = sides_of.get(options.contest_die)
     if sides is None:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_DIE",
             clause,
             f"options.contest_die: no die {options.contest_die!r} in this table's dice "

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from tankref.core.dice import DiceBag, DiceState, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import BadValue, NotFound, RulesError
 from tankref.core.geometry import TableArea
 from tankref.core.options import Option, option
 from tankref.core.results import Event, Modifier, Result, RulingNote, TankChange
@@ -85,7 +85,7 @@ class Adjudication:
 def with_yards(players: Sequence[Party]) -> tuple[Party, Party]:
     """The parties with every missing yard filled in with the default for its seat."""
     if len(players) != 2:
-        raise RulesError("TWO_PLAYERS", "YRD-SP1", "players: the tank yard is for two parties")
+        raise BadValue("TWO_PLAYERS", "YRD-SP1", "players: the tank yard is for two parties")
     filled = [
         p if p.yard is not None else p.model_copy(update={"yard": default_yard(i)})
         for i, p in enumerate(players)
@@ -105,12 +105,12 @@ def new_table(
     """A table in setup. Defaults: Red (yard south) and Blue (yard north), Red first."""
     parties = with_yards(players or (Party(id="Red"), Party(id="Blue")))
     if parties[0].id == parties[1].id:
-        raise RulesError("TWO_PLAYERS", "YRD-SP1", "players: the two parties need different ids")
+        raise BadValue("TWO_PLAYERS", "YRD-SP1", "players: the two parties need different ids")
     options = options or Options()
     cards = cards or default_cards()
     area = area or TableArea()
     if options.contest_die not in cards.dice:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_DIE",
             None,
             f"options.contest_die: no die {options.contest_die!r} (known: {', '.join(cards.dice)})",
@@ -127,7 +127,7 @@ def new_table(
     ids = [p.id for p in parties]
     first = first_player or ids[0]
     if first not in ids:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_PLAYER",
             None,
             f"first_player: {first!r} is not a party",
@@ -256,7 +256,7 @@ def get_tank(state: TableState, unit_id: str, role: str = "tank_id") -> TankStat
             "other tanks, and the tank rules give pieces no actions",
             {"field": role},
         )
-    raise RulesError("UNKNOWN_TANK", None, f"{role}: no tank {unit_id!r}", {"field": role})
+    raise NotFound("UNKNOWN_TANK", None, f"{role}: no tank {unit_id!r}", {"field": role})
 
 
 def check_playing(state: TableState) -> None:
@@ -375,7 +375,7 @@ def attack_target(state: TableState, tank: TankState, target_id: str) -> PieceSt
                 "artillery spaces (tanks are attacked from the Anti-tank space)",
                 {"field": "target_id"},
             )
-        raise RulesError(
+        raise NotFound(
             "UNKNOWN_TANK", None, f"target_id: no piece {target_id!r}", {"field": "target_id"}
         )
     if piece.player == tank.player:
@@ -429,7 +429,7 @@ def anti_tank_target(state: TableState, tank: TankState, target_id: str) -> Tank
         )
     target = state.tanks.get(target_id)
     if target is None:
-        raise RulesError(
+        raise NotFound(
             "UNKNOWN_TANK", None, f"target_id: no tank {target_id!r}", {"field": "target_id"}
         )
     if target.player == tank.player:
@@ -466,7 +466,7 @@ def check_end_turn(state: TableState, player: str | None) -> None:
 
 def _check_player(state: TableState, player: str) -> None:
     if player not in state.order:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_PLAYER",
             None,
             f"player: {player!r} is not a party at this table ({', '.join(state.order)})",
@@ -485,7 +485,7 @@ def _place_tank(ctx: _Ctx, action: PlaceTank, cards: CardSet) -> None:
         )
     card = cards.tanks.get(action.card)
     if card is None:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_CARD",
             None,
             f"card: no tank card {action.card!r} (tanks: {', '.join(sorted(cards.tanks))}; "
@@ -541,7 +541,7 @@ def _place_piece(ctx: _Ctx, action: PlacePiece, cards: CardSet) -> None:
     state = ctx.state
     card = cards.pieces.get(action.card)
     if card is None:
-        raise RulesError(
+        raise BadValue(
             "UNKNOWN_CARD",
             None,
             f"card: no piece card {action.card!r} (pieces: {', '.join(sorted(cards.pieces))})",
@@ -590,7 +590,7 @@ def _remove(ctx: _Ctx, action: RemoveTank) -> None:
         tank = state.tanks.pop(action.tank_id)
         ctx.say(f"{tank_label(tank)} taken off the table")
     else:
-        raise RulesError(
+        raise NotFound(
             "UNKNOWN_TANK", None, f"tank_id: no model {action.tank_id!r}", {"field": "tank_id"}
         )
     ctx.touch(action.tank_id)

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, WebSocket, WebSocketDisconnect
 
 from tankref.server.referee import TableHost
 from tankref.server.routes.deps import RefereeDep, TableDep, TableId
 from tankref.server.schemas import LogPage
-
-router = APIRouter(prefix="/tables/{table_id}", tags=["log"])
+from tankref.server.settings import Settings
 
 After = Annotated[int, Query(ge=0, le=2**53, description="Entries after this sequence number.")]
 
@@ -38,35 +37,48 @@ def _page(entries: list[str], host: TableHost, limit: int, after: int) -> Respon
     return Response(body, media_type="application/json")
 
 
-@router.get("/log", response_model=LogPage)
-async def read_log(
-    host: TableDep,
-    ref: RefereeDep,
-    after: After = 0,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
-) -> Response:
-    """Every accepted action with its full result, oldest first, ``limit`` at a time."""
-    entries = ref.entries_json(host, after, limit)
-    return _page(entries, host, limit, after)
+def routes(settings: Settings) -> APIRouter:
+    """The log's routes, with the limits the referee's settings give (a page's size, how
+    long a long-poll is held)."""
+    router = APIRouter(prefix="/tables/{table_id}", tags=["log"])
+    # Defaults carry the limits: an Annotated alias made here could not be resolved from
+    # the route's string annotations.
+    first_page = min(100, settings.log_page_max)
+    longest = settings.long_poll_max_seconds
+
+    def limit_query() -> Any:
+        return Query(first_page, ge=1, le=settings.log_page_max)
+
+    @router.get("/log", response_model=LogPage)
+    async def read_log(
+        host: TableDep, ref: RefereeDep, after: After = 0, limit: int = limit_query()
+    ) -> Response:
+        """Every accepted action with its full result, oldest first, ``limit`` at a time."""
+        entries = ref.entries_json(host, after, limit)
+        return _page(entries, host, limit, after)
+
+    @router.get("/events", response_model=LogPage)
+    async def wait_for_events(
+        host: TableDep,
+        ref: RefereeDep,
+        after: After = 0,
+        wait: float = Query(
+            longest,
+            ge=0,
+            le=longest,
+            description="Seconds to hold the request open if nothing new.",
+        ),
+        limit: int = limit_query(),
+    ) -> Response:
+        """Long-poll: entries after ``after``; if there are none yet, wait up to ``wait``
+        seconds for the next one (an empty list when the time runs out: ask again)."""
+        await host.wait_after(after, wait)
+        return _page(ref.entries_json(host, after, limit), host, limit, after)
+
+    router.add_api_websocket_route("/stream", stream)
+    return router
 
 
-@router.get("/events", response_model=LogPage)
-async def wait_for_events(
-    host: TableDep,
-    ref: RefereeDep,
-    after: After = 0,
-    wait: Annotated[
-        float, Query(ge=0, le=25, description="Seconds to hold the request open if nothing new.")
-    ] = 25,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
-) -> Response:
-    """Long-poll: entries after ``after``; if there are none yet, wait up to ``wait`` seconds
-    for the next one (an empty list when the time runs out: ask again)."""
-    await host.wait_after(after, wait)
-    return _page(ref.entries_json(host, after, limit), host, limit, after)
-
-
-@router.websocket("/stream")
 async def stream(
     websocket: WebSocket, table_id: TableId, ref: RefereeDep, after: After = 0
 ) -> None:

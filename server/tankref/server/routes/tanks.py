@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
+from pydantic import ValidationError
 
 from tankref.core.errors import RulesError
 from tankref.core.ruleset import TankPut
-from tankref.server.errors import from_rules
+from tankref.server.errors import from_rules, from_validation
 from tankref.server.referee import TableHost
 from tankref.server.routes.deps import ObjectId, TableDep, WriteDep, json_reply
 from tankref.server.schemas import Reply, TankPutRequest
@@ -51,53 +52,40 @@ async def remove_tank(tank_id: ObjectId, access: WriteDep) -> Response:
     return json_reply(reply)
 
 
-OddsQuery = Annotated[
-    Literal["accuracy", "penetration", "none"] | None,
-    Query(description="Ask mode: where the Engage would declare the Grizzled reroll."),
-]
-FriendsQuery = Annotated[
-    bool, Query(description="Also the morale checks the shot may cause among the target's friends.")
-]
-
-
 _SHOT_REFUSED: dict[int | str, dict[str, Any]] = {
     409: {"description": "The Engage itself would be refused now (code, clause)."}
 }
 
 
 @router.get("/{tank_id}/odds", responses=_SHOT_REFUSED)
-async def odds_for_shooter(
-    tank_id: ObjectId,
-    host: TableDep,
-    grizzled_reroll: OddsQuery = None,
-    friends: FriendsQuery = False,
-) -> dict[str, Any]:
+async def odds_for_shooter(tank_id: ObjectId, host: TableDep, request: Request) -> dict[str, Any]:
     """Exact odds (hit, penetrate, each damage card, destroyed, morale failure) against every
-    enemy this tank may Engage now, most likely kill first. Fractions in ``exact``."""
-    found = _odds(host, tank_id, None, grizzled_reroll, friends)
+    enemy this tank may Engage now, most likely kill first. Fractions in ``exact``. The
+    query's choices are the table's ruleset's (``Ruleset.odds_choices``)."""
+    found = _odds(host, tank_id, None, request)
     return {"shooter": tank_id, "odds": found}
 
 
 @router.get("/{tank_id}/odds/{target_id}", responses=_SHOT_REFUSED)
 async def odds_against(
-    tank_id: ObjectId,
-    target_id: ObjectId,
-    host: TableDep,
-    grizzled_reroll: OddsQuery = None,
-    friends: FriendsQuery = False,
+    tank_id: ObjectId, target_id: ObjectId, host: TableDep, request: Request
 ) -> dict[str, Any]:
     """Exact odds of this tank engaging ``target_id`` now; refused (with the clause) when the
     Engage itself would be."""
-    return _odds(host, tank_id, target_id, grizzled_reroll, friends)[0]
+    return _odds(host, tank_id, target_id, request)[0]
 
 
 def _odds(
-    host: TableHost, shooter: str, target: str | None, declared: str | None, friends: bool
+    host: TableHost, shooter: str, target: str | None, request: Request
 ) -> list[dict[str, Any]]:
     try:
-        found = host.rules.odds(
-            host.state, shooter, target, grizzled_reroll=declared, friends=friends
-        )
+        # Query text read as the ruleset's model says (lax: "true" is a yes); parameters it
+        # does not name are not read, as for any route.
+        choices = host.rules.odds_choices.model_validate(dict(request.query_params))
+    except ValidationError as exc:
+        raise from_validation(list(exc.errors()), "query") from None
+    try:
+        found = host.rules.odds(host.state, shooter, target, **choices.model_dump())
     except RulesError as err:
         raise from_rules(err, "target_id" if target else "") from None
     return [o.model_dump(mode="json") for o in found]
