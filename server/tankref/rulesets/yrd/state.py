@@ -231,10 +231,11 @@ class TableState(BaseModel):
         return None
 
     def clone(self) -> TableState:
-        """A copy to work on: units are shallow-copied (their fields are immutable values)."""
+        """A copy to work on: new unit maps sharing their units (the adjudication copies a
+        unit before it writes to it), and its own dice."""
         copy = self.model_copy()
-        copy.tanks = {k: v.model_copy() for k, v in self.tanks.items()}
-        copy.pieces = {k: v.model_copy() for k, v in self.pieces.items()}
+        copy.tanks = dict(self.tanks)
+        copy.pieces = dict(self.pieces)
         copy.dice = self.dice.model_copy()
         return copy
 
