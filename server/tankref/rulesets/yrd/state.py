@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tankref.core.dice import DiceState, DieSpec
+from tankref.core.flow import GameStatus
 from tankref.core.geometry import TableArea, distance
 from tankref.rulesets.yrd.cards import PieceCard, TankCard
 
@@ -188,7 +189,7 @@ class TableState(BaseModel):
     players: tuple[Party, Party]
     order: tuple[str, str]  # turn order: the first party, the second
     dice_specs: dict[str, DieSpec]
-    status: Literal["setup", "playing", "over"] = "setup"
+    status: GameStatus = "setup"
     turn: int = 0  # party turns played so far, this one included (0 in setup)
     tanks: dict[str, TankState] = Field(default_factory=dict)
     pieces: dict[str, PieceState] = Field(default_factory=dict)
