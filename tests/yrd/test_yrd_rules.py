@@ -54,7 +54,7 @@ def test_each_party_has_one_tank_on_one_of_its_three_spaces() -> None:
         "YRD-SP1",
     )
     g.do(RemoveTank(tank_id="B"))
-    g.refused(StartGame(), "NO_TANK", "YRD-SP1")
+    g.refused(StartGame(), "NO_TANKS", "YRD-SP1")
     x, z = g.spot("Blue", "shield")
     g.do(PlaceTank(tank_id="B", card="yard-tank", player="Blue", x=x, z=z))
     g.do(StartGame())
@@ -68,7 +68,7 @@ def test_movement_phase_stay_or_move_to_another_space() -> None:
     within its yard; staying is no move."""
     g = yard(red="attack", blue="shield")
     x, z = g.spot("Red", "shield")
-    g.refused(Move(tank_id="B", space="attack"), "NOT_YOUR_TURN", "YRD-SP1")
+    g.refused(Move(tank_id="B", space="attack"), "NOT_YOUR_PHASE", "YRD-SP1")
     g.refused(Move(tank_id="R", space="attack"), "SAME_SPACE", "YRD-SP1")
     bx, bz = g.spot("Blue", "attack")
     g.refused(Move(tank_id="R", x=bx, z=bz), "NOT_ON_A_SPACE", "YRD-SP1")
@@ -402,11 +402,56 @@ def test_turn_limit_ends_the_match_without_a_winner() -> None:
     action is refused GAME_OVER."""
     g = yard(options=Options(turn_limit=1))
     g.end_turn()
-    g.refused(EndTurn(player="Red"), "NOT_YOUR_TURN", "YRD-SP1")
+    g.refused(EndTurn(player="Red"), "NOT_YOUR_PHASE", "YRD-SP1")
     g.do(EndTurn(player="Blue"))
     assert g.state.status == "over" and g.state.winner is None
     assert "turn limit" in (g.state.game_over_reason or "")
     g.refused(Move(tank_id="R", space="shield"), "GAME_OVER", None)
+
+
+def test_the_matchs_flow_is_refused_with_the_shared_codes() -> None:
+    """YRD-SP1: setup, the match, its end, checked with the core's one set of flow codes:
+    NOT_STARTED before start_game, SETUP_OVER for a placement or a second start (codes that
+    were ALREADY_STARTED), NOT_YOUR_PHASE in the other party's turn (was NOT_YOUR_TURN) with
+    the field named, GAME_OVER for everything once over; a tank's options give the same."""
+    g = yard(start=False)
+    g.refused(Move(tank_id="R", space="shield"), "NOT_STARTED", None)
+    g.refused(EndTurn(), "NOT_STARTED", None)
+    g.refused(Move(tank_id="nobody", space="shield"), "UNKNOWN_TANK", None)  # looked up first
+    assert {o.code for o in options_for(g.state, "R")} == {"NOT_STARTED"}
+    g.do(StartGame())
+    g.refused(StartGame(), "SETUP_OVER", None)
+    x, z = g.spot("Red", "shield")
+    g.refused(
+        PlaceTank(tank_id="R", card="yard-tank", player="Red", x=x, z=z), "SETUP_OVER", "YRD-SP1"
+    )
+    with pytest.raises(RulesError) as info:
+        adjudicate(g.state, EndTurn(player="Blue"))
+    assert (info.value.code, info.value.details) == ("NOT_YOUR_PHASE", {"field": "player"})
+    assert {o.code for o in options_for(g.state, "B")} == {"NOT_YOUR_PHASE"}
+    g.state = g.state.model_copy(update={"status": "over", "game_over_reason": "agreed"})
+    for action in (
+        StartGame(),
+        PlaceTank(tank_id="R", card="yard-tank", player="Red", x=x, z=z),
+        PlacePiece(piece_id="P", card="party-member", player="Red", x=30, z=0),
+        RemoveTank(tank_id="R"),
+        AntiTank(tank_id="R", target_id="B"),
+    ):
+        g.refused(action, "GAME_OVER", None)
+    assert {o.code for o in options_for(g.state, "R")} == {"GAME_OVER"}
+
+
+def test_an_adjudication_leaves_the_callers_models_alone() -> None:
+    """YRD-AN1/YRD-SD1 on a private copy: the damaged tank and the attacker are new objects in
+    the new state; the caller's state (and the models nobody touched) are as they were."""
+    g = yard(red="anti_tank", blue="attack", pieces={"P": ("Red", ("Blue", 2))})
+    before = g.state
+    text = before.to_json()
+    g.do(AntiTank(tank_id="R", target_id="B"), d20=[15, 17, 3])
+    assert before.to_json() == text
+    assert before.tanks["B"].hp == 5 and g.tank("B").hp == 4 and g.tank("B").shutdown
+    assert g.state.pieces["P"] is before.pieces["P"]  # untouched: shared, not copied
+    assert [c.tank_id for c in g.last.changes] == ["R", "B"]  # in the order touched
 
 
 def test_state_round_trips_through_json() -> None:

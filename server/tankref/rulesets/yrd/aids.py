@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from tankref.core.aids import Aids, AidSpace, AidSpaces, Refusal
 from tankref.rulesets.yrd import engine
+from tankref.rulesets.yrd.context import get_tank
 from tankref.rulesets.yrd.state import TableState
 
 
 def aids(state: TableState, unit_id: str) -> Aids:
     """The aids for one tank (or piece) now; an unknown unit is refused (UNKNOWN_TANK)."""
     if unit_id not in state.pieces:
-        engine.get_tank(state, unit_id)  # an unknown id: refused like any read of it
+        get_tank(state, unit_id)  # an unknown id: refused like any read of it
     move = next(o for o in engine.options_for(state, unit_id, odds=False) if o.kind == "move")
     out = Aids(tank_id=unit_id)
     if not move.allowed or move.detail is None:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
-from tankref.core.dice import DiceBag, Roll
+from tankref.core.dice import DiceBag, DieSpec, Roll
 from tankref.core.errors import BadValue, RulesError
 from tankref.core.results import Modifier, RulingNote
 from tankref.rulesets.yrd.state import Options
@@ -38,6 +38,11 @@ class Contest:
     tie: Literal["defender", "offender", "reroll"]
     criticals: bool
     grazing_margin: int  # 0: no grazing hits (YRD-AN1 has none)
+
+
+def dice_sides(specs: Mapping[str, DieSpec]) -> dict[str, int]:
+    """Each of the table's dice by name: how many sides it has."""
+    return {name: spec.sides for name, spec in specs.items()}
 
 
 def contest_for(
@@ -124,6 +129,30 @@ def roll(bag: DiceBag, contest: Contest, offender: str, defender: str) -> list[T
         )
         if verdict is not None:
             return throws
+
+
+VERDICT_TEXT: dict[Verdict, str] = {
+    "critical_success": "critical success",
+    "win": "hit",
+    "graze": "grazing hit",
+    "lose": "the defender wins",
+    "critical_failure": "critical failure",
+}
+
+
+def throw_text(throws: list[Throw], c: Contest) -> str:
+    """The throws as the summary tells them: each side's faces, bonuses and totals."""
+    parts = []
+    for t in throws:
+        off = "/".join(str(r.face) for r in t.offender)
+        off_text = f"{c.die} {off}" + (f" (keeps {t.kept})" if len(t.offender) > 1 else "")
+        if c.offender_bonus:
+            off_text += f" + {c.offender_bonus} = {t.offender_total}"
+        def_text = f"{t.defender.face}"
+        if c.defender_bonus:
+            def_text += f" + {c.defender_bonus} defence = {t.defender_total}"
+        parts.append(f"{off_text} vs {def_text}" + (" (tie: again)" if t.verdict is None else ""))
+    return "; ".join(parts)
 
 
 def modifiers(contest: Contest, defender_party: str) -> list[Modifier]:

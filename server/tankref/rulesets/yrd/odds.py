@@ -9,7 +9,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tankref.core.errors import RulesError
-from tankref.rulesets.yrd import contest, engine
+from tankref.rulesets.yrd import contest
+from tankref.rulesets.yrd.anti_tank import anti_tank_contest, anti_tank_target, check_anti_tank
+from tankref.rulesets.yrd.attack import attack_contest, attack_target, check_attack
+from tankref.rulesets.yrd.context import get_tank
 from tankref.rulesets.yrd.state import PieceState, TableState, TankState
 
 
@@ -79,14 +82,14 @@ def _build(
 
 def attack_odds(state: TableState, tank: TankState, piece: PieceState) -> AttackOdds:
     """YRD-AT1 against ``piece`` (the checks are the caller's)."""
-    c = engine.attack_contest(state, tank, piece)
+    c = attack_contest(state, tank, piece)
     damage = contest.artillery_damage_odds(c, state.options.grazing_rounding)
     return _build(c, tank.id, piece.id, "artillery", damage, False)
 
 
 def anti_tank_odds(state: TableState, tank: TankState, target: TankState) -> AttackOdds:
     """YRD-AN1 against ``target`` (the checks are the caller's)."""
-    c = engine.anti_tank_contest(state, target)
+    c = anti_tank_contest(state, target)
     v = contest.verdict_odds(c)
     damage = {
         0: v["lose"] + v["critical_failure"],
@@ -100,20 +103,20 @@ def anti_tank_odds(state: TableState, tank: TankState, target: TankState) -> Att
 def odds_for(state: TableState, shooter_id: str, target_id: str | None) -> list[AttackOdds]:
     """The odds of the attack ``shooter_id`` may make now against ``target_id``, or against
     every target it may attack (likeliest hit first). Refused as the attack would be."""
-    tank = engine.get_tank(state, shooter_id)
+    tank = get_tank(state, shooter_id)
     if tank.space == "attack":
-        engine.check_attack(state, tank)
+        check_attack(state, tank)
         if target_id is not None:
-            return [attack_odds(state, tank, engine.attack_target(state, tank, target_id))]
+            return [attack_odds(state, tank, attack_target(state, tank, target_id))]
         found = []
         for piece in sorted(state.pieces.values(), key=lambda p: p.id):
             try:
-                engine.attack_target(state, tank, piece.id)
+                attack_target(state, tank, piece.id)
             except RulesError:
                 continue
             found.append(attack_odds(state, tank, piece))
     elif tank.space == "anti_tank":
-        engine.check_anti_tank(state, tank)
+        check_anti_tank(state, tank)
         ids = [target_id] if target_id is not None else [
             t.id for t in sorted(state.tanks.values(), key=lambda t: t.id)
             if t.player != tank.player
@@ -121,7 +124,7 @@ def odds_for(state: TableState, shooter_id: str, target_id: str | None) -> list[
         found = []
         for other_id in ids:
             try:
-                other = engine.anti_tank_target(state, tank, other_id)
+                other = anti_tank_target(state, tank, other_id)
             except RulesError:
                 if target_id is not None:
                     raise

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from tankref.core.adjudication import Adjudication
 from tankref.core.aids import Aids
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
@@ -42,6 +43,8 @@ from tankref.rulesets.yrd.actions import (
     RemoveTank,
     StartGame,
 )
+from tankref.rulesets.yrd.anti_tank import anti_tank_contest
+from tankref.rulesets.yrd.attack import attack_contest
 from tankref.rulesets.yrd.cards import default_cards
 from tankref.rulesets.yrd.contest import SUCCESS, verdict_odds
 from tankref.rulesets.yrd.odds import AttackOdds, odds_for
@@ -222,7 +225,7 @@ class TankYard(ModelState):
 
     def adjudicate(
         self, state: Any, action: Any, dice: SuppliedDice | None = None
-    ) -> engine.Adjudication:
+    ) -> Adjudication[TableState]:
         return engine.adjudicate(state, action, dice)
 
     def options_for(self, state: Any, tank_id: str) -> list[dict[str, Any]]:
@@ -243,9 +246,9 @@ class TankYard(ModelState):
             return []
         tank = state_before.tanks[action.tank_id]
         if isinstance(action, Attack):
-            c = engine.attack_contest(state_before, tank, state_before.pieces[action.target_id])
+            c = attack_contest(state_before, tank, state_before.pieces[action.target_id])
         else:
-            c = engine.anti_tank_contest(state_before, state_before.tanks[action.target_id])
+            c = anti_tank_contest(state_before, state_before.tanks[action.target_id])
         v = verdict_odds(c)
         p = v["win"] + v["graze"] + v["critical_success"]
         happened = str(result.outcome.get("verdict")) in SUCCESS

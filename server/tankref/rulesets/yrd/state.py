@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tankref.core.dice import DiceState, DieSpec
+from tankref.core.flow import GameStatus
 from tankref.core.geometry import TableArea, distance
 from tankref.rulesets.yrd.cards import PieceCard, TankCard
 
@@ -188,7 +189,7 @@ class TableState(BaseModel):
     players: tuple[Party, Party]
     order: tuple[str, str]  # turn order: the first party, the second
     dice_specs: dict[str, DieSpec]
-    status: Literal["setup", "playing", "over"] = "setup"
+    status: GameStatus = "setup"
     turn: int = 0  # party turns played so far, this one included (0 in setup)
     tanks: dict[str, TankState] = Field(default_factory=dict)
     pieces: dict[str, PieceState] = Field(default_factory=dict)
@@ -231,10 +232,11 @@ class TableState(BaseModel):
         return None
 
     def clone(self) -> TableState:
-        """A copy to work on: units are shallow-copied (their fields are immutable values)."""
+        """A copy to work on: new unit maps sharing their units (the adjudication copies a
+        unit before it writes to it), and its own dice."""
         copy = self.model_copy()
-        copy.tanks = {k: v.model_copy() for k, v in self.tanks.items()}
-        copy.pieces = {k: v.model_copy() for k, v in self.pieces.items()}
+        copy.tanks = dict(self.tanks)
+        copy.pieces = dict(self.pieces)
         copy.dice = self.dice.model_copy()
         return copy
 
