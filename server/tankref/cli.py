@@ -63,7 +63,7 @@ def _cmd_rulings(args: argparse.Namespace) -> int:
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     import importlib
 
-    from tankref.core.ruleset import get_ruleset, ruleset_names
+    from tankref.rulesets import get_ruleset, ruleset_names
 
     if args.ruleset not in ruleset_names():
         print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)

@@ -39,7 +39,7 @@ from schemathesis.core.parameters import ParameterLocation
 from websockets.sync.client import connect
 
 from serverkit import LiveReferee, Table, duel, live_referee, new_table
-from tankref.core.ruleset import ruleset_names
+from tankref.rulesets import ruleset_names
 from tankref.rulesets.ttt import actions as ttt_actions
 from tankref.server.app import create_app
 from tankref.server.settings import Settings

@@ -1,4 +1,4 @@
-"""What a rule system plugs into the shared core, and the registry of those known.
+"""What a rule system plugs into the shared core (which ones exist: ``tankref.rulesets``).
 
 Each ruleset is one package with its rules, card data and tests; the server, the CLI and
 the tests reach it through this small surface and never through its internals.
@@ -7,7 +7,7 @@ the tests reach it through this small surface and never through its internals.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -192,35 +192,3 @@ class ModelState:
             winner=s.winner,
             reason=s.game_over_reason,
         )
-
-
-_REGISTRY: dict[str, Callable[[], Ruleset]] = {}
-
-
-def register(name: str, factory: Callable[[], Ruleset]) -> None:
-    _REGISTRY[name] = factory
-
-
-def get_ruleset(name: str) -> Ruleset:
-    if not _REGISTRY:
-        _register_builtin()
-    try:
-        return _REGISTRY[name]()
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise KeyError(f"no ruleset {name!r} (known: {known})") from None
-
-
-def ruleset_names() -> list[str]:
-    if not _REGISTRY:
-        _register_builtin()
-    return sorted(_REGISTRY)
-
-
-def _register_builtin() -> None:
-    from tankref.rulesets import afv, mtc, ttt, yrd
-
-    register(ttt.NAME, ttt.ruleset)
-    register(mtc.NAME, mtc.ruleset)
-    register(afv.NAME, afv.ruleset)
-    register(yrd.NAME, yrd.ruleset)

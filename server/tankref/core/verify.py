@@ -21,8 +21,9 @@ from tankref.core import chain
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.results import chat_lines
-from tankref.core.ruleset import Ruleset, get_ruleset
+from tankref.core.ruleset import Ruleset
 from tankref.core.timeline import Timeline, describe, result_digest, state_digest
+from tankref.rulesets import get_ruleset
 
 FORMAT = "tankref.table-export"
 FORMAT_VERSION = 2  # 2: the hash chain (version 1 exports, without it, still verify)

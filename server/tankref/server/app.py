@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from tankref import __version__
-from tankref.core.ruleset import get_ruleset, ruleset_names
+from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server import errors
 from tankref.server.guards import RequestGuards
 from tankref.server.referee import Referee

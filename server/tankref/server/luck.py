@@ -35,7 +35,8 @@ from tankref.core.luck import (
     luck_by_player,
     measure_luck,
 )
-from tankref.core.ruleset import Ruleset, get_ruleset
+from tankref.core.ruleset import Ruleset
+from tankref.rulesets import get_ruleset
 from tankref.server.referee import Referee, TableHost
 from tankref.server.store import EventRow, EventStore, TableRow
 
