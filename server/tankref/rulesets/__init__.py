@@ -11,12 +11,14 @@ its first ``get_ruleset``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import entry_points
 
 from tankref.core.ruleset import Ruleset
 
 ENTRY_POINT_GROUP = "tankref.rulesets"
+DEFAULT_RULESET = "ttt"  # what a table, a save or the board is when nobody says
 
 Factory = Callable[[], Ruleset]
 
@@ -28,6 +30,21 @@ _loaded: dict[str, Factory] = {}  # installed factories already imported
 def register(name: str, factory: Factory) -> None:
     """Make ``name`` a ruleset in this process (over an installed one of the same name)."""
     _registered[name] = factory
+
+
+@contextmanager
+def registered(name: str, factory: Factory) -> Iterator[None]:
+    """``name`` is a ruleset while the ``with`` block runs (a test's toy ruleset), then it is
+    gone again (or the one it stood in front of is back)."""
+    before = _registered.get(name)
+    register(name, factory)
+    try:
+        yield
+    finally:
+        if before is None:
+            del _registered[name]
+        else:
+            _registered[name] = before
 
 
 def _installed_rulesets() -> dict[str, str]:

@@ -13,9 +13,9 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea, distance
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, RulesetInfo, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
-from tankref.rulesets.afv import NAME, engine
+from tankref.rulesets.afv import NAME, about, engine
 from tankref.rulesets.afv.actions import (
     ACTION_ADAPTER,
     Action,
@@ -72,6 +72,9 @@ class Afv(ModelState):
     title: str = "AFV"
     clause_prefix: str = "AFV"
     state_model: ClassVar[type[BaseModel]] = TableState
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property

@@ -23,9 +23,9 @@ from tankref.core.geometry import Polygon, Shape, TableArea
 from tankref.core.hexgrid import Hex, HexGrid
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, RulesetInfo, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
-from tankref.rulesets.mtc import engine, rules
+from tankref.rulesets.mtc import about, engine, rules
 from tankref.rulesets.mtc.actions import (
     ACTION_ADAPTER,
     Action,
@@ -110,6 +110,9 @@ class MinimalTankCombat(ModelState):
     title: str = "Minimal Tank Combat"
     clause_prefix: str = "MTC"
     state_model: ClassVar[type[BaseModel]] = TableState
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property

@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, RulesetInfo, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
-from tankref.rulesets.ttt import engine, luck, movement, odds, scene
+from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -63,6 +63,9 @@ class TinyTableTopTanks(ModelState):
     clause_prefix: str = "TTT"
     state_model: ClassVar[type[BaseModel]] = TableState
     damage_deck: ClassVar[bool] = True  # TTT-E7
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property

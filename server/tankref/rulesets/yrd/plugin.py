@@ -17,9 +17,9 @@ from tankref.core.errors import RulesError
 from tankref.core.geometry import TableArea
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, RulesetInfo, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
-from tankref.rulesets.yrd import engine, scene
+from tankref.rulesets.yrd import about, engine, scene
 from tankref.rulesets.yrd.actions import (
     ACTION_ADAPTER,
     Action,
@@ -85,9 +85,12 @@ _SETUP_ADAPTER: TypeAdapter[YardSetup] = TypeAdapter(YardSetup)
 @dataclass(frozen=True)
 class TankYard(ModelState):
     name: str = NAME
-    title: str = "Tank yard (chapter 12)"
+    title: str = about.TITLE
     clause_prefix: str = "YRD"
     state_model: ClassVar[type[BaseModel]] = TableState
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property
