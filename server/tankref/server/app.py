@@ -22,6 +22,7 @@ from tankref.server.routes import (
     health,
     luck,
     page,
+    rulesets,
     tables,
     tanks,
     terrain,
@@ -71,7 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (health, tables, tanks, terrain, actions, events, luck, page, trust):
+    for module in (health, rulesets, tables, tanks, terrain, actions, events, luck, page, trust):
         app.include_router(module.router)
     app.add_middleware(
         RequestGuards,
@@ -101,7 +102,8 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     for name in ruleset_names():
         rules = get_ruleset(name)
         setup = _filed(components, name, rules.setup_model.model_json_schema())
-        tables.append(_create_table(create, name, setup, required=name != default))
+        about = f"{rules.title}: {rules.info().description}"
+        tables.append(_create_table(create, name, about, setup, required=name != default))
         actions_.append(_filed(components, name, rules.action_schema()))
         terrains.append(_filed(components, name, rules.terrain_schema()))
     components["CreateTable"] = _one_of(tables)
@@ -118,12 +120,13 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
 
 
 def _create_table(
-    create: dict[str, Any], name: str, setup: dict[str, Any], *, required: bool
+    create: dict[str, Any], name: str, about: str, setup: dict[str, Any], *, required: bool
 ) -> dict[str, Any]:
-    """``POST /tables`` for one ruleset: its name, its setup body."""
+    """``POST /tables`` for one ruleset: its name (described as the ruleset describes
+    itself), its setup body."""
     body: dict[str, Any] = json.loads(json.dumps(create))
     body["title"] = f"CreateTable ({name})"
-    body["properties"]["ruleset"] = {"const": name, "title": "Ruleset"}
+    body["properties"]["ruleset"] = {"const": name, "title": "Ruleset", "description": about}
     body["properties"]["setup"] = setup
     if required:
         body["required"] = sorted({*body.get("required", []), "ruleset"})
