@@ -26,6 +26,7 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
         "referee",
         "render",
         "seats",
+        "catalogue",
         "unitmenu",
         "dice",
         "decision",
