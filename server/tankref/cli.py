@@ -81,7 +81,12 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     # Each ruleset package has its own seeded bots: rulesets/<name>/selfplay.py, with
     # play_game(seed, on_step=hook(state, action, result)) returning a record whose `final`
     # is the end state; the ruleset's summary says how it ended.
-    play_game = importlib.import_module(f"tankref.rulesets.{args.ruleset}.selfplay").play_game
+    bots = f"tankref.rulesets.{args.ruleset}.selfplay"
+    try:
+        play_game = importlib.import_module(bots).play_game
+    except ModuleNotFoundError:
+        print(f"ruleset {args.ruleset!r} has no seeded bots ({bots})", file=sys.stderr)
+        return 2
     rules = get_ruleset(args.ruleset)
 
     for seed in range(args.seed, args.seed + args.games):
