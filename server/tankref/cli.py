@@ -78,6 +78,10 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
     from tankref.rulesets import get_ruleset
 
+    if args.ruleset not in ruleset_names():
+        print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)
+        return 2
+
     # Each ruleset package has its own seeded bots: rulesets/<name>/selfplay.py, with
     # play_game(seed, on_step=hook(state, action, result)) returning a record whose `final`
     # is the end state; the ruleset's summary says how it ended.
@@ -408,9 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--verbose", action="store_true", help="print every adjudication")
     play.add_argument(
         "--ruleset",
-        choices=names,
         default=DEFAULT_RULESET,
-        help=f"which rules the sides play (default {DEFAULT_RULESET})",
+        help=f"which rules the sides play: {', '.join(names)} (default {DEFAULT_RULESET})",
     )
     play.set_defaults(run=_cmd_selfplay)
 
