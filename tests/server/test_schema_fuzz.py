@@ -243,6 +243,7 @@ def test_openapi_document_is_valid_and_documents_the_rules(
     operations = [result.ok() for result in api_schema.get_all_operations()]  # Err raises
     assert {op.label for op in operations} == {
         "GET /health",
+        "GET /rulesets",
         "GET /tables",
         "POST /tables",
         "GET /tables/{table_id}",

@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
-from tankref.core.ruleset import Ruleset
+if TYPE_CHECKING:  # the interface only: importing this module stays cheap (the CLI's start)
+    from tankref.core.ruleset import Ruleset
 
 ENTRY_POINT_GROUP = "tankref.rulesets"
 DEFAULT_RULESET = "ttt"  # what a table, a save or the board is when nobody says
 
-Factory = Callable[[], Ruleset]
+Factory = Callable[[], "Ruleset"]
 
 _registered: dict[str, Factory] = {}  # by register(): win over an installed one
 _installed: dict[str, str] | None = None  # name -> "module:attr", read once
