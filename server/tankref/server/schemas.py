@@ -60,7 +60,8 @@ class DiceSetup(_Body):
     )
     damage_cards: DamageCards = Field(
         default="referee",
-        description="Rulesets with a damage deck (ttt): referee: the referee draws from its "
+        description="Rulesets with a damage deck (GET /rulesets: damage_deck): referee: the "
+        "referee draws from its "
         "own deck and a supplied card is refused; table: the players draw from a physical "
         "deck, and a penetrating hit answers 409 DICE_NEEDED naming the card wanted "
         "(need.die 'damage_card', the cards left): send the action again with "
