@@ -27,7 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tankref.core.dice import DiceState
-from tankref.core.ruleset import Ruleset, TankPut, get_ruleset
+from tankref.core.ruleset import Ruleset, TankPut
+from tankref.rulesets import get_ruleset
 
 LINES = {  # card, and each side's line across the table (z), per ruleset
     "ttt": ("kv-1", -13.0, {"options": {"deploy_depth": 12, "turn_limit": 50}}),

@@ -6,14 +6,22 @@ local picker = use("picker")
 local tracker = use("tracker")
 local menus = use("menus")
 local aids = use("aids")
+local catalogue = use("catalogue")
 
 function onLoad(saved_state)
   model.load(saved_state)
   menus.install()
+  -- What each ruleset is comes from the referee: ask before resuming a table (its board
+  -- actions and terrain words are its ruleset's); a referee not yet running is asked again
+  -- at New table.
   if model.has_table() then
     model.fresh_session()
-    menus.resume()
   end
+  catalogue.learn(function()
+    if model.has_table() then
+      menus.resume()
+    end
+  end)
 end
 
 -- Runs on every autosave and rewind checkpoint: only encodes a small table.
@@ -63,11 +71,11 @@ end
 function tankref_noop() end
 
 function tankref_board_ruleset(_, player_color)
-  menus.cycle_ruleset(player_color)
+  catalogue.cycle_ruleset(player_color)
 end
 
 function tankref_board_scenario(_, player_color)
-  menus.cycle_scenario(player_color)
+  catalogue.cycle_setup(player_color)
 end
 
 function tankref_board_dice(_, player_color)

@@ -14,6 +14,7 @@ local tracker = use("tracker")
 local poller = use("poller")
 local scene = use("scene")
 local rulesets = use("rulesets")
+local catalogue = use("catalogue")
 local unitmenu = use("unitmenu")
 local seats = use("seats")
 
@@ -82,38 +83,6 @@ function M.draw_board()
   end
 end
 
--- Choices take effect at the next New table; a table already made keeps its own. Only the
--- host or a promoted player changes them (they are the next table's).
-function M.cycle_ruleset(colour)
-  if not seats.referee_only(colour, "Choosing the ruleset") then
-    return
-  end
-  local order = rulesets.ORDER
-  for i, name in ipairs(order) do
-    if name == model.state.ruleset then
-      model.state.ruleset = order[(i % #order) + 1]
-      break
-    end
-  end
-  model.state.setup = rulesets.get(model.state.ruleset).setups[1].key
-  M.draw_board()
-end
-
-function M.cycle_scenario(colour)
-  if not seats.referee_only(colour, "Choosing the setup") then
-    return
-  end
-  local setups = ruleset().setups
-  local current = rulesets.setup(model.state).key
-  for i, s in ipairs(setups) do
-    if s.key == current then
-      model.state.setup = setups[(i % #setups) + 1].key
-      break
-    end
-  end
-  M.draw_board()
-end
-
 function M.toggle_dice(colour)
   if not seats.referee_only(colour, "Choosing the dice") then
     return
@@ -140,6 +109,9 @@ end
 -- Retry: whoever may give orders here; a New table waiting to be resent, the host only.
 function M.retry(colour)
   local job = actions.pending()
+  if job == nil and catalogue.retry() then
+    return -- a New table that waited for the referee's rulesets asks again
+  end
   if job ~= nil and job.create then
     if seats.referee_only(colour, "Retrying New table") then
       actions.retry()
@@ -152,13 +124,16 @@ function M.retry(colour)
 end
 
 function M.new_table(colour)
-  if not seats.referee_only(colour, "New table") then
-    return
+  if seats.referee_only(colour, "New table") then
+    catalogue.learn(function(ok) if ok then M.create_table() end end, "New table")
   end
+end
+
+function M.create_table()
   local body = rulesets.table_body(model.state)
   body.dice = { source = model.state.dice }
-  if model.state.cards == "table" and body.ruleset == "ttt" then
-    body.dice.damage_cards = "table" -- only TTT has a damage deck
+  if model.state.cards == "table" and ruleset().damage_deck then
+    body.dice.damage_cards = "table" -- only a ruleset with a damage deck draws from it
   end
   if model.state.seed ~= nil then
     body.dice.seed = model.state.seed
@@ -284,6 +259,7 @@ function M.run_item(guid, item, colour)
 end
 
 function M.install()
+  catalogue.on_learnt(M.draw_board)
   unitmenu.on_item(M.run_item)
   actions.on_table_created(table_created)
   addContextMenuItem("tankref: new table", function(colour) M.new_table(colour) end)
@@ -296,7 +272,7 @@ function M.install()
   addContextMenuItem("tankref: end phase / turn", function(colour)
     local board = table_ruleset().board
     local last = board[#board]
-    local by = seats.table_order(colour, last.label)
+    local by = last and seats.table_order(colour, last.label) -- nil: no table action yet
     if by ~= nil then
       actions.act({ kind = last.kind }, last.label, by)
     end
@@ -345,6 +321,7 @@ function M.chat(message, sender)
       return false
     end
     model.state.url = string.gsub(url, "/+$", "")
+    rulesets.loaded = false -- another referee may play others: ask it at New table
     M.draw_board()
     render.say("tankref: referee URL is now " .. model.state.url, { 0.6, 1, 0.6 })
     return false

@@ -1,88 +1,54 @@
--- rulesets: EVERYTHING THE SCRIPTS KNOW PER RULESET, in this one table. Menus are built from
--- what the referee says a unit may do (GET .../options, see orders.lua); this table only
--- names things and covers the choices the generic option data cannot express. A ruleset
--- added to the referee needs an entry here (a title and its setups) and nothing else.
+-- rulesets: what the scripts know per ruleset, learnt from the referee (GET /rulesets: each
+-- ruleset's title, ready setups and the board's words for it, as its plug-in declares them).
+-- Menus are built from what the referee says a unit may do (GET .../options, see orders.lua);
+-- these entries only name things and cover the choices the option data cannot express. A
+-- ruleset added to the referee needs nothing here.
 local M = {}
 
-M.ORDER = { "ttt", "afv", "mtc", "yrd" }
+M.ORDER = {} -- the referee's rulesets, in its order
+M.RULESETS = {}
+M.loaded = false
 
-M.RULESETS = {
-  ttt = {
-    title = "TinyTableTopTanks",
-    setup_word = "Scenario",
-    setups = {
-      { key = "meeting", label = "Meeting Engagement", setup = { scenario = { kind = "meeting" } } },
-      { key = "ambush", label = "Ambush (Blue ambushes)", setup = { scenario = { kind = "ambush", ambusher = "Blue" } } },
-      { key = "objective", label = "Objective (Blue defends)", objective = true, setup = { scenario = { kind = "objective", defender = "Blue" } } },
-    },
-    players = { { id = "Red", edge = "south" }, { id = "Blue", edge = "north" } },
-    board = { { kind = "crew_roll", label = "Crew roll" }, { kind = "start_game", label = "Start game" }, { kind = "end_phase", label = "End phase" } },
-    unit_extra = { { kind = "end_phase", label = "End phase" } }, -- its options have no End phase
-    reserve = true, -- a model off the play area is in reserve
-    arcs = true, -- its units' menus offer "Show arcs" (aids.lua)
-    terrain = {
-      { tag = "forest", kind = "forest" }, { tag = "building", kind = "blocking" },
-      { tag = "blocking", kind = "blocking" }, { tag = "cover+1", kind = "cover1" },
-      { tag = "cover1", kind = "cover1" }, { tag = "cover+2", kind = "cover2" },
-      { tag = "cover2", kind = "cover2" }, { tag = "hill", kind = "hill" },
-    },
-    labels = { engage = "Engage", smoke = "Smoke" },
-    verbs = { engage = "Fire" },
-    -- Smoke: one item per usable ability; a mortar's lands where the player points.
-    special = { smoke = "abilities" },
-  },
-  afv = {
-    title = "AFV",
+-- A ruleset the referee has not described (yet): enough to draw the board and say so.
+local function unknown(name)
+  return {
+    title = tostring(name or "?"),
     setup_word = "Setup",
-    setups = {
-      { key = "standard", label = "10 turns", setup = { options = { turn_limit = 10 } } },
-      { key = "short", label = "6 turns", setup = { options = { turn_limit = 6 } } },
-    },
-    players = { { id = "Red", edge = "south" }, { id = "Blue", edge = "north" } },
-    board = { { kind = "start_game", label = "Start game" }, { kind = "end_phase", label = "End phase" } },
-    unit_extra = { { kind = "end_phase", label = "End phase" } },
-    terrain = {
-      { tag = "hill", kind = "hill" }, { tag = "woods", kind = "woods" }, { tag = "forest", kind = "woods" },
-      { tag = "cover", kind = "cover" }, { tag = "rough", kind = "rough" }, { tag = "mud", kind = "mud" },
-      { tag = "soft", kind = "soft" },
-    },
-    verbs = { fire = "Fire", spot = "Spot" },
-    -- Embark names its carrier; disembark needs a point on the table.
-    special = { embark = "carriers", disembark = "point" },
-  },
-  mtc = {
-    title = "Minimal Tank Combat",
-    setup_word = "Setup",
-    -- The hex grid must match the save's TTS grid (tankref tts-save --ruleset mtc).
-    setups = {
-      { key = "hexes", label = "2-inch hexes", setup = { grid = { hex_width = 2.0, orientation = "pointy", origin_x = 0, origin_z = 0 } } },
-    },
-    players = { "Red", "Blue" },
-    board = { { kind = "start_game", label = "Start game" }, { kind = "end_phase", label = "End phase" } },
-    terrain = {
-      { tag = "clear", kind = "clear" }, { tag = "rubble", kind = "rubble" }, { tag = "crater", kind = "crater" },
-      { tag = "road", kind = "road" }, { tag = "town", kind = "town" },
-    },
-    verbs = { fire = "Fire" },
-    -- Combined fire: the shooter and the friends the player adds fire together (tank_ids).
-    special = { fire = "partners" },
-  },
-  yrd = {
-    title = "Tank yard",
-    setup_word = "Setup",
-    setups = {
-      { key = "even", label = "defence 0 / 0", setup = { players = { { id = "Red", defence = 0 }, { id = "Blue", defence = 0 } } } },
-      { key = "dug_in", label = "defence 1 / 2", setup = { players = { { id = "Red", defence = 1 }, { id = "Blue", defence = 2 } } } },
-    },
-    board = { { kind = "start_game", label = "Start game" }, { kind = "end_turn", label = "End turn" } },
-    terrain = {}, -- the yard has no terrain
-    labels = { anti_tank = "Anti-tank" },
-    verbs = { attack = "Attack", anti_tank = "Fire" },
-  },
-}
+    setups = { { key = "default", label = "(asking the referee)", setup = {} } },
+    board = {},
+    terrain = {},
+  }
+end
+
+-- GET /rulesets's body: one entry per ruleset, its board words under `board`.
+function M.learn(list)
+  M.ORDER = {}
+  M.RULESETS = {}
+  for _, r in ipairs(list or {}) do
+    local hints = r.board or {}
+    table.insert(M.ORDER, r.name)
+    M.RULESETS[r.name] = {
+      title = r.title,
+      setup_word = hints.setup_word or "Setup",
+      setups = r.setups,
+      players = hints.players,
+      board = hints.board or {},
+      unit_extra = hints.unit_extra or {},
+      reserve = hints.reserve == true,
+      arcs = hints.arcs == true, -- its units' menus offer "Show arcs" (aids.lua)
+      terrain = hints.terrain or {},
+      labels = hints.labels or {},
+      verbs = hints.verbs or {},
+      special = hints.special or {},
+      damage_deck = r.damage_deck == true,
+      terrain_kinds = r.terrain_kinds or {},
+    }
+  end
+  M.loaded = M.ORDER[1] ~= nil
+end
 
 function M.get(name)
-  return M.RULESETS[name] or M.RULESETS.ttt
+  return M.RULESETS[name] or unknown(name)
 end
 
 -- The chosen setup of the chosen ruleset (the first when the key is unknown).
@@ -105,11 +71,14 @@ end
 function M.table_body(state)
   local r = M.get(state.ruleset)
   local setup = {}
-  for k, v in pairs(M.setup(state).setup) do
+  for k, v in pairs(M.setup(state).setup or {}) do
     setup[k] = v
   end
   if r.players ~= nil and setup.players == nil then
     setup.players = r.players
+  end
+  if next(setup) == nil then
+    return { ruleset = state.ruleset or "ttt" } -- an empty table would go as [] (JSON.encode)
   end
   return { ruleset = state.ruleset or "ttt", setup = setup }
 end

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from tankref import __version__
 from tankref.core.errors import DataError, RulesError
+from tankref.rulesets import DEFAULT_RULESET, ruleset_names
 
 if TYPE_CHECKING:
     from tankref.rulesets.ttt.cards import TankCard
@@ -60,18 +61,36 @@ def _cmd_rulings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rulesets(args: argparse.Namespace) -> int:
+    from tankref.rulesets import get_ruleset
+
+    for name in ruleset_names():
+        info = get_ruleset(name).info()
+        kinds = ", ".join(info.terrain_kinds) or "none"
+        setups = ", ".join(s.label for s in info.setups)
+        print(f"{name:<5} {info.title} (clauses {info.clause_prefix}-)\n      {info.description}")
+        print(f"      terrain kinds: {kinds}\n      setups on the TTS board: {setups}")
+    return 0
+
+
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     import importlib
 
-    from tankref.core.ruleset import get_ruleset, ruleset_names
+    from tankref.rulesets import get_ruleset
 
     if args.ruleset not in ruleset_names():
         print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)
         return 2
+
     # Each ruleset package has its own seeded bots: rulesets/<name>/selfplay.py, with
     # play_game(seed, on_step=hook(state, action, result)) returning a record whose `final`
     # is the end state; the ruleset's summary says how it ended.
-    play_game = importlib.import_module(f"tankref.rulesets.{args.ruleset}.selfplay").play_game
+    bots = f"tankref.rulesets.{args.ruleset}.selfplay"
+    try:
+        play_game = importlib.import_module(bots).play_game
+    except ModuleNotFoundError:
+        print(f"ruleset {args.ruleset!r} has no seeded bots ({bots})", file=sys.stderr)
+        return 2
     rules = get_ruleset(args.ruleset)
 
     for seed in range(args.seed, args.seed + args.games):
@@ -373,6 +392,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tankref {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    names = ruleset_names()  # installed packages' metadata only: no plug-in is imported
+
+    listing = sub.add_parser(
+        "rulesets", help="the rulesets this referee knows: name, title, what each is"
+    )
+    listing.set_defaults(run=_cmd_rulesets)
 
     cards = sub.add_parser("cards", help="list the tank cards, or check a folder of card files")
     cards.add_argument("--dir", help="a card folder (tanks/*.toml, dice.toml, damage-deck.toml)")
@@ -385,7 +410,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     play.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     play.add_argument("--verbose", action="store_true", help="print every adjudication")
-    play.add_argument("--ruleset", default="ttt", help="which rules the sides play (default ttt)")
+    play.add_argument(
+        "--ruleset",
+        default=DEFAULT_RULESET,
+        help=f"which rules the sides play: {', '.join(names)} (default {DEFAULT_RULESET})",
+    )
     play.set_defaults(run=_cmd_selfplay)
 
     odds = sub.add_parser(
@@ -555,9 +584,9 @@ def build_parser() -> argparse.ArgumentParser:
         "tts-save",
         help="write a Tabletop Simulator save wired to the referee",
         description="Writes a complete TTS save (JSON): the bundled scripts, a play area, "
-        "tagged terrain, an objective marker, white/red/green dice, a damage deck, the tankref "
-        "board and tanks for both sides. PATH may be TTS's Saves folder: the save then gets "
-        "the next free TS_Save_N.json name.",
+        "the tankref board and the ruleset's own table (TinyTableTopTanks: tagged terrain, "
+        "an objective marker, white/red/green dice, a damage deck and tanks for both sides). "
+        "PATH may be TTS's Saves folder: the save then gets the next free TS_Save_N.json name.",
     )
     tts_save.add_argument("path", metavar="PATH", help="a .json file, or a folder (e.g. Saves)")
     tts_save.add_argument(
@@ -568,10 +597,11 @@ def build_parser() -> argparse.ArgumentParser:
     tts_save.add_argument("--force", action="store_true", help="overwrite an existing file")
     tts_save.add_argument(
         "--ruleset",
-        choices=("ttt", "afv", "mtc", "yrd"),
-        default="ttt",
-        help="whose pieces the save holds (units from its cards, its terrain kinds, YRD's "
-        "yard spaces, MTC's hex grid); the board starts on it (default ttt)",
+        choices=names,
+        default=DEFAULT_RULESET,
+        help="whose table the save lays out (its units, terrain, dice, marked spaces or hex "
+        f"grid: `tankref rulesets` says what each is); the board starts on it (default "
+        f"{DEFAULT_RULESET})",
     )
     tts_save.set_defaults(run=_cmd_tts_save)
     return parser

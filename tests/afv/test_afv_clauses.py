@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from tankref.core.dice import DiceState
-from tankref.core.ruleset import get_ruleset
+from tankref.rulesets import get_ruleset
 
 HERE = Path(__file__).resolve().parent
 README = HERE.parents[1] / "README.md"

@@ -10,7 +10,8 @@ import pytest
 
 from kit.afv import AfvGame, cm
 from tankref.core.errors import RulesError
-from tankref.core.ruleset import TankPut, get_ruleset, ruleset_names
+from tankref.core.ruleset import TankPut
+from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.rulesets.afv.actions import Embark, Evade, Fire, Move, Spot
 from tankref.rulesets.afv.engine import adjudicate, options_for
 from tankref.rulesets.afv.odds import hit_distribution

@@ -14,7 +14,7 @@ from serverkit import LiveReferee, Table, new_table
 from tankref.core.aids import AidHexes
 from tankref.core.errors import RulesError
 from tankref.core.hexgrid import Hex, HexGrid, hex_distance
-from tankref.core.ruleset import get_ruleset
+from tankref.rulesets import get_ruleset
 from tankref.rulesets.afv.cards import cm_to_inches, inches_to_cm
 from tankref.rulesets.mtc.actions import Move
 from tankref.rulesets.mtc.engine import adjudicate

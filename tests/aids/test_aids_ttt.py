@@ -14,7 +14,7 @@ from kit.ttt import duel as engine_duel
 from serverkit import LiveReferee, Table, duel, new_table
 from tankref.core.aids import AidRing
 from tankref.core.errors import RulesError
-from tankref.core.ruleset import get_ruleset
+from tankref.rulesets import get_ruleset
 from tankref.rulesets.ttt.actions import Move
 from tankref.rulesets.ttt.engine import adjudicate
 from tankref.rulesets.ttt.state import Options

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pytest
 
 from tankref.core.dice import DiceState
-from tankref.core.ruleset import get_ruleset, ruleset_names
 from tankref.core.timeline import Timeline, first_state
+from tankref.rulesets import get_ruleset, ruleset_names
 
 
 @dataclass(frozen=True)

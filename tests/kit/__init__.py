@@ -23,7 +23,8 @@ from pydantic import BaseModel
 from tankref.core.dice import SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.results import Result
-from tankref.core.ruleset import Outcome, Ruleset, get_ruleset, ruleset_names
+from tankref.core.ruleset import Outcome, Ruleset
+from tankref.rulesets import get_ruleset, ruleset_names
 
 __all__ = [
     "Table",

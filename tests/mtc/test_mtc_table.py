@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from kit.mtc import game
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.hexgrid import Hex, HexGrid
-from tankref.core.ruleset import TankPut, get_ruleset
+from tankref.core.ruleset import TankPut
+from tankref.rulesets import get_ruleset
 from tankref.rulesets.mtc.actions import Fire, Move
 from tankref.rulesets.mtc.plugin import MinimalTankCombat
 from tankref.rulesets.mtc.state import TableState

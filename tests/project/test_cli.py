@@ -11,7 +11,7 @@ import pytest
 
 from tankref.cli import main
 from tankref.core.carddata import shipped_dir
-from tankref.core.ruleset import get_ruleset, ruleset_names
+from tankref.rulesets import get_ruleset, ruleset_names
 
 
 def test_cards_lists_the_shipped_tanks(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,12 +22,6 @@ ROOT = Path(__file__).resolve().parents[2] / "server"
 # those imports, so a lazy import here cannot hide a cycle either.
 LAZY_IMPORTERS: dict[str, str] = {
     "tankref.cli": "each command loads only what it runs (no server stack for `tankref cards`)",
-    "tankref.core.ruleset": "plug-in loading: the registry fills itself on first use",
-    "tankref.rulesets.afv": "the plug-in is built on first use: importing NAME stays cheap",
-    "tankref.rulesets.mtc": "the plug-in is built on first use: importing NAME stays cheap",
-    "tankref.rulesets.ttt": "the plug-in is built on first use: importing NAME stays cheap",
-    "tankref.rulesets.yrd": "the plug-in is built on first use: importing NAME stays cheap",
-    "tankref.tts.save": "a save reads the card data of the one ruleset it writes",
 }
 
 

@@ -39,7 +39,7 @@ from schemathesis.core.parameters import ParameterLocation
 from websockets.sync.client import connect
 
 from serverkit import LiveReferee, Table, duel, live_referee, new_table
-from tankref.core.ruleset import ruleset_names
+from tankref.rulesets import ruleset_names
 from tankref.rulesets.ttt import actions as ttt_actions
 from tankref.server.app import create_app
 from tankref.server.settings import Settings
@@ -243,6 +243,7 @@ def test_openapi_document_is_valid_and_documents_the_rules(
     operations = [result.ok() for result in api_schema.get_all_operations()]  # Err raises
     assert {op.label for op in operations} == {
         "GET /health",
+        "GET /rulesets",
         "GET /tables",
         "POST /tables",
         "GET /tables/{table_id}",

@@ -11,7 +11,7 @@ import pytest
 from serverkit import LiveReferee, duel, new_table
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import BadValue, RulesError
-from tankref.core.ruleset import get_ruleset, ruleset_names
+from tankref.rulesets import get_ruleset, ruleset_names
 
 
 def _table(name: str, source: str = "server", damage_cards: str = "referee") -> Any:

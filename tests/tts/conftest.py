@@ -60,6 +60,9 @@ def tts_table() -> Iterator[Table]:
         save["LuaScriptState"] = json.dumps(global_state)
         tts = FakeTTS.from_save(save, seed=physics)
         made.append(tts)
+        # Loaded: the board has asked the referee what its rulesets are (GET /rulesets) and
+        # has its answer, as a player finds it when they first look at it.
+        tts.settle()
         return tts
 
     yield make

@@ -16,15 +16,16 @@ from faketts import FakeTTS
 from ttsplay import Table
 
 from serverkit import LiveReferee
+from tankref.rulesets import ruleset_names
 from tankref.tts import tabletop
-from tankref.tts.save import RULESETS, build_save
+from tankref.tts.save import build_save
 
 SUMMARY: dict[str, Any] = json.loads(
     Path(__file__).with_name("real_saves.json").read_text(encoding="utf-8")
 )
 
 
-@pytest.mark.parametrize("ruleset", RULESETS)
+@pytest.mark.parametrize("ruleset", ruleset_names())
 def test_every_piece_rests_on_the_table(
     referee: LiveReferee, tts_table: Table, ruleset: str
 ) -> None:
@@ -209,7 +210,7 @@ def test_the_save_uses_only_what_real_saves_show() -> None:
     names = set(SUMMARY["all_object_names"]) | set(
         SUMMARY["knowledge_base"]["example_object_names"]
     )
-    for ruleset in RULESETS:
+    for ruleset in ruleset_names():
         ours: dict[str, set[str]] = {}
         save = build_save(ruleset=ruleset)
         _paths(save, "Save", ours)

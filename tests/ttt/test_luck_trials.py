@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from kit.ttt import duel
 from tankref.core.luck import LuckTrial, measure_luck
-from tankref.core.ruleset import get_ruleset
+from tankref.rulesets import get_ruleset
 from tankref.rulesets.ttt.actions import Action, EndPhase, Engage
 from tankref.rulesets.ttt.luck import luck_trials
 from tankref.rulesets.ttt.odds import odds_against, penetration_odds

@@ -1,4 +1,4 @@
-"""What a rule system plugs into the shared core, and the registry of those known.
+"""What a rule system plugs into the shared core (which ones exist: ``tankref.rulesets``).
 
 Each ruleset is one package with its rules, card data and tests; the server, the CLI and
 the tests reach it through this small surface and never through its internals.
@@ -7,10 +7,10 @@ the tests reach it through this small surface and never through its internals.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -124,6 +124,8 @@ class Ruleset(Protocol):
 
     @property
     def damage_deck(self) -> bool: ...  # draws damage cards (the table may draw them by hand)
+
+    def info(self) -> RulesetInfo: ...  # what lists it and lays out its TTS table
 
     # --- tables ----------------------------------------------------------------------------
     @property
@@ -281,33 +283,145 @@ class ModelState:
         )
 
 
-_REGISTRY: dict[str, Callable[[], Ruleset]] = {}
+# --- what a ruleset says about itself: listed by the referee, the CLI and the TTS save ---------
+class SetupChoice(BaseModel):
+    """A ready setup a menu offers (the TTS board cycles through them): its ``setup`` is the
+    body's ``setup`` as the ruleset's setup model reads it."""
+
+    key: str
+    label: str
+    setup: dict[str, Any] = Field(default_factory=dict)
+    objective: bool = Field(default=False, description="The table has an objective marker.")
 
 
-def register(name: str, factory: Callable[[], Ruleset]) -> None:
-    _REGISTRY[name] = factory
+class SaveUnit(BaseModel):
+    """A unit the TTS save puts on the table: whose, its name there, its card, where."""
+
+    side: str
+    nickname: str
+    card: str
+    name: str = Field(description="What it is called in its description (the card's name).")
+    x: float
+    z: float
+    facing: float
 
 
-def get_ruleset(name: str) -> Ruleset:
-    if not _REGISTRY:
-        _register_builtin()
-    try:
-        return _REGISTRY[name]()
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise KeyError(f"no ruleset {name!r} (known: {known})") from None
+class SaveTerrain(BaseModel):
+    """A terrain piece the save lays out, tagged with the ruleset's own kinds (``round``:
+    its area is the circle inside its footprint)."""
+
+    nickname: str
+    tags: tuple[str, ...]
+    x: float
+    z: float
+    size: tuple[float, float, float] = Field(description="x, height, z in inches.")
+    colour: tuple[float, float, float]
 
 
-def ruleset_names() -> list[str]:
-    if not _REGISTRY:
-        _register_builtin()
-    return sorted(_REGISTRY)
+class SaveDice(BaseModel):
+    """One kind of the table's dice: tagged ``die_<die>``; what its faces count."""
+
+    die: str
+    count: int = Field(ge=1)
+    sides: Literal[6, 20] = 6
+    colour: Literal["white", "red", "green"] = "white"
+    nickname: str
+    description: str
 
 
-def _register_builtin() -> None:
-    from tankref.rulesets import afv, mtc, ttt, yrd
+class SaveSpace(BaseModel):
+    """A marked place on the field (a yard's spaces): a flat marker in its side's colour."""
 
-    register(ttt.NAME, ttt.ruleset)
-    register(mtc.NAME, mtc.ruleset)
-    register(afv.NAME, afv.ruleset)
-    register(yrd.NAME, yrd.ruleset)
+    side: str
+    label: str
+    x: float
+    z: float
+    description: str
+
+
+class SaveTable(BaseModel):
+    """What ``tankref tts-save`` lays out for the ruleset, beside the table every save has."""
+
+    deploy: str = Field(default="", description="Where each side deploys (the mat says).")
+    units: list[SaveUnit]
+    terrain: list[SaveTerrain] = Field(default_factory=list)
+    dice: list[SaveDice]
+    spaces: list[SaveSpace] = Field(default_factory=list)
+    objective: str | None = Field(default=None, description="An objective marker's text.")
+    damage_deck: str | None = Field(default=None, description="The deck block's text.")
+    hex_width: float | None = Field(
+        default=None, description="TTS's hex grid drawn over the field, hexes this wide."
+    )
+
+
+class BoardHints(BaseModel):
+    """What the TTS scripts need beyond the option data to offer a ruleset: the setup menu's
+    word, the players a table starts with, the board's table actions, menu items every unit
+    carries, terrain tags as players say them mapped to the ruleset's kinds, the labels and
+    verbs of option kinds, and the option kinds that need more than a click."""
+
+    setup_word: str = "Setup"
+    players: list[Any] | None = None
+    board: list[dict[str, str]] = Field(default_factory=list)  # {kind, label}
+    unit_extra: list[dict[str, str]] = Field(default_factory=list)  # {kind, label}
+    reserve: bool = Field(default=False, description="A model off the field is in reserve.")
+    arcs: bool = Field(default=False, description="Its units' menus offer Show arcs (aids).")
+    terrain: list[dict[str, str]] = Field(default_factory=list)  # {tag, kind}
+    labels: dict[str, str] = Field(default_factory=dict)
+    verbs: dict[str, str] = Field(default_factory=dict)
+    special: dict[str, str] = Field(default_factory=dict)
+
+
+class RulesetInfo(BaseModel):
+    """Everything that lists or lays out a ruleset reads from this one value (the referee's
+    ``GET /rulesets``, the CLI, ``tankref tts-save``, the TTS board)."""
+
+    name: str
+    title: str
+    clause_prefix: str
+    description: str = Field(description="One line: what game this is.")
+    terrain_kinds: list[str]
+    setups: list[SetupChoice] = Field(min_length=1)
+    board: BoardHints
+    save: SaveTable
+
+
+# Rows as a plug-in writes its save table: (side, nickname, card, x, z, facing) ...
+UnitRow = tuple[str, str, str, float, float, float]
+# ... and (nickname, tags, x, z, (size x, height, size z), colour).
+TerrainRow = tuple[
+    str, tuple[str, ...], float, float, tuple[float, float, float], tuple[float, float, float]
+]
+
+
+def save_units(rows: Iterable[UnitRow], cards: Mapping[str, str]) -> list[SaveUnit]:
+    """The save's units from rows; ``cards``: each known card id and the name it shows (a
+    row naming a card the ruleset does not have is a mistake in the plug-in)."""
+    out = []
+    for side, nickname, card, x, z, facing in rows:
+        if card not in cards:
+            raise ValueError(f"save unit {nickname!r}: no card {card!r}")
+        out.append(
+            SaveUnit(
+                side=side, nickname=nickname, card=card, name=cards[card], x=x, z=z, facing=facing
+            )
+        )
+    return out
+
+
+def save_terrain(rows: Iterable[TerrainRow]) -> list[SaveTerrain]:
+    return [
+        SaveTerrain(nickname=n, tags=tags, x=x, z=z, size=size, colour=colour)
+        for n, tags, x, z, size, colour in rows
+    ]
+
+
+def numbered_dice(die: str, count: int, sides: Literal[6, 20] = 6) -> SaveDice:
+    """Plain dice the referee reads by the number on top."""
+    return SaveDice(
+        die=die,
+        count=count,
+        sides=sides,
+        nickname=f"{die} die",
+        description=f"a {die}: the referee reads its face number",
+    )

@@ -20,8 +20,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from tankref.core import chain
 from tankref.core.errors import RulesError
 from tankref.core.results import chat_lines
-from tankref.core.ruleset import Ruleset, get_ruleset
+from tankref.core.ruleset import Ruleset
 from tankref.core.timeline import Timeline, describe, first_state, result_digest, state_digest
+from tankref.rulesets import get_ruleset
 
 FORMAT = "tankref.table-export"
 FORMAT_VERSION = 2  # 2: the hash chain (version 1 exports, without it, still verify)

@@ -12,7 +12,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from tankref import __version__
-from tankref.core.ruleset import Ruleset, get_ruleset, ruleset_names
+from tankref.core.ruleset import Ruleset
+from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server import errors
 from tankref.server.guards import RequestGuards
 from tankref.server.referee import Referee
@@ -23,6 +24,7 @@ from tankref.server.routes import (
     health,
     luck,
     page,
+    rulesets,
     tables,
     tanks,
     terrain,
@@ -72,7 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (health, tables, tanks, aids, terrain, actions):
+    for module in (health, rulesets, tables, tanks, aids, terrain, actions):
         app.include_router(module.router)
     app.include_router(events.routes(settings))
     for module in (luck, page, trust):
@@ -107,7 +109,8 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         rules = get_ruleset(name)
         _odds_choices(odds_query, rules, components)
         setup = _filed(components, name, rules.setup_model.model_json_schema())
-        tables.append(_create_table(create, name, setup, required=name != default))
+        about = f"{rules.title}: {rules.info().description}"
+        tables.append(_create_table(create, name, about, setup, required=name != default))
         actions_.append(_filed(components, name, rules.action_schema()))
         terrains.append(_filed(components, name, rules.terrain_schema()))
     components["CreateTable"] = _one_of(tables)
@@ -150,12 +153,13 @@ def _odds_choices(
 
 
 def _create_table(
-    create: dict[str, Any], name: str, setup: dict[str, Any], *, required: bool
+    create: dict[str, Any], name: str, about: str, setup: dict[str, Any], *, required: bool
 ) -> dict[str, Any]:
-    """``POST /tables`` for one ruleset: its name, its setup body."""
+    """``POST /tables`` for one ruleset: its name (described as the ruleset describes
+    itself), its setup body."""
     body: dict[str, Any] = json.loads(json.dumps(create))
     body["title"] = f"CreateTable ({name})"
-    body["properties"]["ruleset"] = {"const": name, "title": "Ruleset"}
+    body["properties"]["ruleset"] = {"const": name, "title": "Ruleset", "description": about}
     body["properties"]["setup"] = setup
     if required:
         body["required"] = sorted({*body.get("required", []), "ruleset"})

@@ -35,8 +35,9 @@ from tankref.core.luck import (
     luck_by_player,
     measure_luck,
 )
-from tankref.core.ruleset import Ruleset, get_ruleset
+from tankref.core.ruleset import Ruleset
 from tankref.core.timeline import first_state
+from tankref.rulesets import get_ruleset
 from tankref.server.referee import Referee, TableHost
 from tankref.server.store import EventRow, EventStore, TableRow
 

@@ -27,9 +27,10 @@ from tankref.core.carddata import fingerprint, shipped_dir
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.results import Result, chat_lines
-from tankref.core.ruleset import Ruleset, TableSummary, TankView, get_ruleset, ruleset_names
+from tankref.core.ruleset import Ruleset, TableSummary, TankView
 from tankref.core.scene import LineOfFire
 from tankref.core.timeline import Step, Timeline, first_state, result_digest
+from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server.errors import ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,

@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from tankref.core.dice import DamageCards, SuppliedDice
 from tankref.core.geometry import TableArea
 from tankref.core.hexgrid import HexGrid
-from tankref.core.ruleset import TableSummary, TankPut, TankView
+from tankref.core.ruleset import BoardHints, SetupChoice, TableSummary, TankPut, TankView
 from tankref.core.scene import LineOfFire, PlayerSide, Ring, TerrainView
+from tankref.rulesets import DEFAULT_RULESET
 
 RequestId = Annotated[
     str,
@@ -59,7 +60,8 @@ class DiceSetup(_Body):
     )
     damage_cards: DamageCards = Field(
         default="referee",
-        description="Rulesets with a damage deck (ttt): referee: the referee draws from its "
+        description="Rulesets with a damage deck (GET /rulesets: damage_deck): referee: the "
+        "referee draws from its "
         "own deck and a supplied card is refused; table: the players draw from a physical "
         "deck, and a penetrating hit answers 409 DICE_NEEDED naming the card wanted "
         "(need.die 'damage_card', the cards left): send the action again with "
@@ -81,10 +83,10 @@ class DiceSetup(_Body):
 
 class CreateTable(_Body):
     ruleset: str = Field(
-        default="ttt",
+        default=DEFAULT_RULESET,
         max_length=32,
-        description="Which rules: ttt (TinyTableTopTanks, the default), afv, mtc (Minimal Tank "
-        "Combat) or yrd (the tank yard); GET /health lists them.",
+        description=f"Which rules (default {DEFAULT_RULESET}): GET /rulesets lists each with "
+        "its title, setups and terrain kinds.",
     )
     setup: dict[str, Any] = Field(
         default_factory=dict, description="The ruleset's table setup (players, scenario, options)."
@@ -252,6 +254,23 @@ class Health(BaseModel):
         description="Tables that could not be loaded at start-up (set aside, read-only); "
         "every other table is served.",
     )
+
+
+class RulesetListing(BaseModel):
+    """One ruleset as the referee describes it (``GET /rulesets``): what a client needs to
+    offer it (the TTS board builds its ruleset menu from these)."""
+
+    name: str = Field(description="Its key: POST /tables takes it as ruleset.")
+    title: str
+    clause_prefix: str = Field(description="Its clauses' IDs start with this, e.g. TTT.")
+    description: str
+    terrain_kinds: list[str] = Field(description="The kinds its terrain pieces may be.")
+    setups: list[SetupChoice] = Field(
+        description="Ready setups a menu offers, the first the default."
+    )
+    setup_schema: dict[str, Any] = Field(description="JSON schema of POST /tables setup.")
+    board: BoardHints = Field(description="What the TTS scripts need beyond option data.")
+    damage_deck: bool = Field(description="It draws damage cards (the table may draw them).")
 
 
 class ErrorReply(BaseModel):

@@ -27,6 +27,7 @@ SCRIPTS: dict[str, tuple[str, ...]] = {
         "render",
         "seats",
         "aids",
+        "catalogue",
         "unitmenu",
         "dice",
         "decision",

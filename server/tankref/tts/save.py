@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from tankref import __version__
-from tankref.core.dice import DieSpec
-from tankref.rulesets.ttt.cards import load_cards
+from tankref.core.ruleset import SaveDice, SaveTable
+from tankref.rulesets import DEFAULT_RULESET, get_ruleset, ruleset_names
 from tankref.tts import tabletop as tt
 from tankref.tts.bundle import bundle
 
@@ -33,34 +33,14 @@ RED: Colour = (0.75, 0.15, 0.12)
 BLUE: Colour = (0.15, 0.3, 0.75)
 MAT: Colour = (0.42, 0.5, 0.32)
 
-# (side, nickname, card, x, z, facing): each side along its own edge, facing the other.
-TANKS = (
-    ("Red", "Red 1", "tiger-i", -8.0, -21.0, 0.0),
-    ("Red", "Red 2", "panzer-iv-h", 10.0, -21.0, 0.0),
-    ("Blue", "Blue 1", "m4a1-sherman", -12.0, 21.0, 180.0),
-    ("Blue", "Blue 2", "t-34-85", 8.0, 21.0, 180.0),
-)
-# (nickname, kind tags, x, z, scale x/y/z, colour): the kinds as players tag them. The y
-# scale is the height of a solid piece (a building); area terrain lies flat whatever it says.
-TERRAIN = (
-    ("Wood", ("forest", "round"), -24.0, 0.0, (9.0, 2.0, 9.0), (0.12, 0.35, 0.12)),
-    ("Farmhouse", ("building",), 24.0, 4.0, (6.0, 3.0, 5.0), (0.55, 0.5, 0.45)),
-    ("Hedge", ("cover+1",), 0.0, 9.0, (10.0, 0.8, 1.0), (0.25, 0.5, 0.2)),
-    ("Rubble", ("cover+2",), 0.0, -9.0, (6.0, 0.6, 3.0), (0.4, 0.38, 0.35)),
-    ("Hill", ("hill", "round"), 28.0, -14.0, (12.0, 0.6, 12.0), (0.45, 0.55, 0.3)),
-)
-# (die, count, TTS object, MaterialIndex, colour): the red and green dice are the built-in
-# rounded d6 in its own red and green materials; white is the plain Die_6.
-DICE = (
-    ("white", 5, "Die_6", 0, (1.0, 1.0, 1.0)),
-    ("red", 7, "Die_6_Rounded", tt.DIE_6_ROUNDED_RED, (0.996, 0.0, 0.0)),
-    ("green", 2, "Die_6_Rounded", tt.DIE_6_ROUNDED_GREEN, (0.055, 0.779, 0.0)),
-)
-# What each TTT die decides, for its description (TTT-AC*, TTT-PE*, TTT-MO3).
-DIE_USE = {
-    "white": "Accuracy: count the HIT icons",
-    "red": "Penetration: count PEN; STAR lets you reroll one non-penetrating die",
-    "green": "Morale (TTT-MO3): 1-3 OK, 4-5 Shaken, 6 Routed",
+# How each kind of die a ruleset asks for is made in TTS: (object, MaterialIndex, colour). The
+# red and green dice are the built-in rounded d6 in its own red and green materials; white is
+# the plain Die_6.
+DIE_OBJECTS: dict[tuple[int, str], tuple[str, int, Colour]] = {
+    (6, "white"): ("Die_6", 0, (1.0, 1.0, 1.0)),
+    (6, "red"): ("Die_6_Rounded", tt.DIE_6_ROUNDED_RED, (0.996, 0.0, 0.0)),
+    (6, "green"): ("Die_6_Rounded", tt.DIE_6_ROUNDED_GREEN, (0.055, 0.779, 0.0)),
+    (20, "white"): ("Die_20", 0, (1.0, 1.0, 1.0)),
 }
 # Solid terrain kinds keep their height (a building is a block you cannot drive onto).
 SOLID = {"building"}
@@ -168,9 +148,6 @@ def _slab(
         description=description,
         locked=True,
     )
-
-
-RULESETS = ("ttt", "afv", "mtc", "yrd")
 
 
 def _table(guids: _Guids, url: str, deploy: str = "") -> list[dict[str, Any]]:
@@ -365,27 +342,25 @@ def _dressing_spots(size_x: float, size_z: float, round_: bool) -> list[tuple[fl
     return [(sx * rx * 0.7, sz * rz * 0.7) for sx, sz in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
 
 
-def _dice(
-    guids: _Guids, rows: list[tuple[str, int, str, int | None, Colour, str]]
-) -> list[dict[str, Any]]:
-    """The table's dice on the tray, one row per kind: (tag die, count, TTS object, material,
-    colour, description)."""
+def _dice(guids: _Guids, dice: list[SaveDice]) -> list[dict[str, Any]]:
+    """The table's dice on the tray, one row per kind."""
     out = []
     tray = tt.DICE_TRAY
-    for row, (die, count, name, material, colour, description) in enumerate(rows):
+    for row, kind in enumerate(dice):
+        name, material, colour = DIE_OBJECTS[(kind.sides, kind.colour)]
         z = tray.z - 6.0 + 6.0 * row
         height = {"Die_6": tt.DIE_6, "Die_6_Rounded": tt.DIE_6_ROUNDED}.get(name)
         y = tray.top + (tt.DIE_20_DROP if height is None else height / 2)
-        for i in range(count):
+        for i in range(kind.count):
             out.append(
                 _object(
                     guids.next(),
                     name,
-                    f"{die.capitalize()} die" if die in DIE_USE else f"{die} die",
+                    kind.nickname,
                     (tray.x - tray.size_x / 2 + 1.0 + 1.5 * i, y, z),
                     colour=colour,
-                    tags=("dice", f"die_{die}"),
-                    description=description,
+                    tags=("dice", f"die_{kind.die}"),
+                    description=kind.description,
                     material=material,
                 )
             )
@@ -437,77 +412,113 @@ def _save(
     return save
 
 
-def build_save(url: str = DEFAULT_URL, ruleset: str = "ttt") -> dict[str, Any]:
-    """The save as a dict (write it with ``json.dumps``): TTT's table, or another ruleset's."""
-    if ruleset != "ttt":
-        return _other_save(url, ruleset)
-    cards = load_cards()
+def build_save(url: str = DEFAULT_URL, ruleset: str = DEFAULT_RULESET) -> dict[str, Any]:
+    """The save as a dict (write it with ``json.dumps``): the table the ruleset lays out
+    (``RulesetInfo.save``) on the table every save has."""
+    info = get_ruleset(ruleset).info()
+    layout = info.save
     guids = _Guids()
-    objects = _table(
-        guids,
-        url,
-        "Red deploys along the south edge (z -24), Blue along the north (z 24).",
-    )
+    objects = _table(guids, url, layout.deploy)
     lines: list[dict[str, Any]] = []
-    for nickname, kinds, x, z, scale, colour in TERRAIN:
-        objects.extend(_terrain(guids, nickname, kinds, x, z, scale, colour, lines))
-    for side, nickname, card_id, x, z, facing in TANKS:
-        card = cards.tank(card_id)
-        assert card is not None, card_id
-        top = _support(objects, x, z)
-        objects.append(_tank(guids, side, nickname, card_id, x, z, facing, card.name, top))
-    objects.append(
-        _object(
-            guids.next(),
-            "BlockSquare",
-            "Objective",
-            (0.0, tt.rest_on(tt.FIELD.top, 0.3), 0.0),
-            scale=(1.0, 0.3, 1.0),
-            colour=(1.0, 0.85, 0.2),
-            tags=("objective",),
-            description="The objective (Objective scenario: Blue defends within 12 in).",
+    for piece in layout.terrain:
+        objects.extend(
+            _terrain(
+                guids, piece.nickname, piece.tags, piece.x, piece.z, piece.size, piece.colour, lines
+            )
         )
-    )
-    rows: list[tuple[str, int, str, int | None, Colour, str]] = []
-    for die, count, name, material, colour in DICE:
-        spec = cards.rules.dice.get(die)
-        faces = "a plain d6" if spec is None else _faces(spec)
-        rows.append(
-            (die, count, name, material, colour, f"{die} die. {DIE_USE[die]}. Faces: {faces}")
+    objects.extend(_spaces(guids, layout))
+    for unit in layout.units:
+        top = _support(objects, unit.x, unit.z)
+        objects.append(
+            _tank(
+                guids,
+                unit.side,
+                unit.nickname,
+                unit.card,
+                unit.x,
+                unit.z,
+                unit.facing,
+                unit.name,
+                top,
+            )
         )
-    objects.extend(_dice(guids, rows))
-    deck = "\n".join(f"{c.count} x {c.name}" for c in cards.rules.deck)
-    block = tt.DAMAGE_BLOCK
-    objects.append(
-        _object(
-            guids.next(),
-            "BlockSquare",
-            "Damage deck",
-            (block.x, block.y, block.z),
-            scale=(block.size_x, block.thick, block.size_z),
-            colour=(0.3, 0.25, 0.2),
-            tags=("damage_deck",),
-            description="The referee draws from this table's own deck, without replacement:\n"
-            + deck,
-            locked=True,
+    if layout.objective is not None:
+        objects.append(
+            _object(
+                guids.next(),
+                "BlockSquare",
+                "Objective",
+                (0.0, tt.rest_on(tt.FIELD.top, 0.3), 0.0),
+                scale=(1.0, 0.3, 1.0),
+                colour=(1.0, 0.85, 0.2),
+                tags=("objective",),
+                description=layout.objective,
+            )
         )
-    )
-    return _save(
-        "tankref: TinyTableTopTanks",
+    objects.extend(_dice(guids, layout.dice))
+    if layout.damage_deck is not None:
+        block = tt.DAMAGE_BLOCK
+        objects.append(
+            _object(
+                guids.next(),
+                "BlockSquare",
+                "Damage deck",
+                (block.x, block.y, block.z),
+                scale=(block.size_x, block.thick, block.size_z),
+                colour=(0.3, 0.25, 0.2),
+                tags=("damage_deck",),
+                description=layout.damage_deck,
+                locked=True,
+            )
+        )
+    # The board starts on this ruleset (the scripts' own default needs no word); its first
+    # setup choice is the default.
+    default = info.name == DEFAULT_RULESET
+    save = _save(
+        f"tankref: {info.title}",
         objects,
         lines,
-        {"url": url},
+        {"url": url} if default else {"url": url, "ruleset": info.name},
         f"tankref {__version__}: start the referee (tankref serve), then press New "
-        "table on the tankref board.",
+        "table on the tankref board" + ("." if default else f" (ruleset {info.title})."),
     )
+    if layout.hex_width is not None:
+        # TTS's grid drawn over the field: hexes with a corner north (TTS's "Hex
+        # Horizontal", Type 1), centred on the origin as the referee's grid is, at the mat's
+        # top.
+        save["Grid"] = {
+            "Type": tt.GRID_HEX_HORIZONTAL,
+            "Lines": True,
+            "Color": {"r": 0.0, "g": 0.0, "b": 0.0},
+            "Opacity": 0.5,
+            "ThickLines": False,
+            "Snapping": False,
+            "Offset": False,
+            "BothSnapping": False,
+            "xSize": layout.hex_width,
+            "ySize": layout.hex_width,
+            "PosOffset": {"x": 0.0, "y": tt.FIELD.top, "z": 0.0},
+        }
+    return save
 
 
-def _faces(spec: DieSpec) -> str:
-    """Each face number and what the referee counts on it (a face with no icon counts
-    nothing; a die without icons is read by its number)."""
-    if not any(f.icons for f in spec.faces):
-        return "a plain d6, read by its number"
-    return "; ".join(f"{f.face}: {' '.join(f.icons) or 'nothing'}" for f in spec.faces)
+YARD_SPACE = 2.0  # a marked space's side (inches)
+YARD_THICK = 0.05
+
+
+def _spaces(guids: _Guids, layout: SaveTable) -> list[dict[str, Any]]:
+    """Marked spaces (the yard's) as flat locked markers on the mat in their side's colour."""
+    return [
+        _slab(
+            guids,
+            f"{space.side} {space.label} space",
+            tt.Box(space.x, space.z, YARD_SPACE, YARD_SPACE, YARD_THICK, tt.FIELD.top),
+            RED if space.side == "Red" else BLUE,
+            tags=("yard_space",),
+            description=space.description,
+        )
+        for space in layout.spaces
+    ]
 
 
 _NUMBERED = re.compile(r"^TS_Save_(\d+)\.json$")
@@ -520,159 +531,14 @@ def next_save_path(folder: Path) -> Path:
 
 
 def write_save(
-    path: Path, *, url: str = DEFAULT_URL, force: bool = False, ruleset: str = "ttt"
+    path: Path, *, url: str = DEFAULT_URL, force: bool = False, ruleset: str = DEFAULT_RULESET
 ) -> Path:
     """Write the save to ``path`` (a folder: the next ``TS_Save_N.json`` in it)."""
-    if ruleset not in RULESETS:
-        raise ValueError(f"no ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
+    if ruleset not in ruleset_names():
+        raise ValueError(f"no ruleset {ruleset!r} (known: {', '.join(ruleset_names())})")
     target = next_save_path(path) if path.is_dir() else path
     if target.exists() and not force:
         raise FileExistsError(f"{target} exists (use --force to overwrite it)")
     text = json.dumps(build_save(url, ruleset), indent=2, ensure_ascii=False)
     target.write_text(text + "\n", encoding="utf-8")
     return target
-
-
-# --- the other rulesets' tables ---------------------------------------------------------------
-# (side, nickname, card, x, z, facing) per ruleset; cards are checked against its card data.
-OTHER_UNITS: dict[str, tuple[tuple[str, str, str, float, float, float], ...]] = {
-    "afv": (
-        ("Red", "Red 1", "ifv", -8.0, -18.0, 0.0),
-        ("Red", "Red 2", "standard-infantry", -6.0, -18.0, 0.0),
-        ("Blue", "Blue 1", "standard-afv", 8.0, 18.0, 180.0),
-        ("Blue", "Blue 2", "at-team", 4.0, 18.0, 180.0),
-    ),
-    "mtc": (
-        ("Red", "Red 1", "standard", 0.0, -12.0, 0.0),
-        ("Red", "Red 2", "raider", 4.0, -12.0, 0.0),
-        ("Blue", "Blue 1", "brawler", 0.0, 12.0, 180.0),
-        ("Blue", "Blue 2", "heavy", 4.0, 12.0, 180.0),
-    ),
-    "yrd": (
-        ("Red", "Red tank", "yard-tank", 0.0, -18.0, 0.0),
-        ("Blue", "Blue tank", "yard-tank", 8.0, 18.0, 180.0),
-        ("Blue", "Blue piece", "piece", 0.0, -8.0, 180.0),
-        ("Red", "Red piece", "piece", 12.0, 8.0, 0.0),
-    ),
-}
-# (nickname, tags, x, z, scale, colour): tagged with the ruleset's own terrain kinds.
-OTHER_TERRAIN: dict[str, tuple[tuple[str, tuple[str, ...], float, float, Any, Colour], ...]] = {
-    "afv": (
-        ("Woods", ("woods", "round"), -20.0, 0.0, (9.0, 2.0, 9.0), (0.12, 0.35, 0.12)),
-        ("Hill", ("hill", "round"), 20.0, 0.0, (10.0, 0.6, 10.0), (0.45, 0.55, 0.3)),
-        ("Rubble", ("cover",), 0.0, 0.0, (5.0, 0.6, 3.0), (0.4, 0.38, 0.35)),
-        ("Mud", ("mud",), -8.0, 8.0, (6.0, 0.2, 4.0), (0.35, 0.25, 0.15)),
-    ),
-    "mtc": (
-        ("Road", ("road",), 0.0, 0.0, (2.0, 0.1, 40.0), (0.5, 0.45, 0.35)),
-        ("Town", ("town", "round"), -12.0, 0.0, (4.0, 1.5, 4.0), (0.55, 0.5, 0.45)),
-        ("Rubble", ("rubble", "round"), 12.0, 2.0, (3.0, 0.4, 3.0), (0.4, 0.38, 0.35)),
-        ("Crater", ("crater", "round"), 6.0, -4.0, (2.0, 0.2, 2.0), (0.3, 0.25, 0.2)),
-    ),
-    "yrd": (),
-}
-# Each ruleset's dice: (tag die, TTS die object, count).
-OTHER_DICE: dict[str, tuple[tuple[str, str, int], ...]] = {
-    "afv": (("d6", "Die_6", 7),),
-    "mtc": (("d6", "Die_6", 2),),
-    "yrd": (("d20", "Die_20", 2), ("d6", "Die_6", 4)),
-}
-TITLES = {"afv": "AFV", "mtc": "Minimal Tank Combat", "yrd": "Tank yard (chapter 12)"}
-MTC_HEX_WIDTH = 2.0  # the board's MTC setup (tts_lua/rulesets.lua) uses the same grid
-
-
-def _card_ids(ruleset: str) -> set[str]:
-    if ruleset == "afv":
-        from tankref.rulesets.afv.cards import default_cards as afv_cards
-
-        return set(afv_cards().units)
-    if ruleset == "mtc":
-        from tankref.rulesets.mtc.cards import default_cards as mtc_cards
-
-        return set(mtc_cards().designs)
-    from tankref.rulesets.yrd.cards import default_cards as yrd_cards
-
-    yard = yrd_cards()
-    return set(yard.tanks) | set(yard.pieces)
-
-
-YARD_SPACE = 2.0  # a yard space's side (inches)
-YARD_THICK = 0.05
-
-
-def _yard_spaces(guids: _Guids) -> list[dict[str, Any]]:
-    """The yard's spaces as flat locked markers on the mat where the referee's default layout
-    has them (the referee snaps a model dropped within 3 in of one onto it)."""
-    from tankref.rulesets.yrd.state import default_yard
-
-    out = []
-    for index, side in enumerate(("Red", "Blue")):
-        yard = default_yard(index)
-        spaces = [
-            ("Shield", yard.shield),
-            ("Attack", yard.attack),
-            ("Anti-tank", yard.anti_tank),
-            *((f"Artillery {i}", p) for i, p in enumerate(yard.artillery, 1)),
-        ]
-        for label, point in spaces:
-            box = tt.Box(point.x, point.z, YARD_SPACE, YARD_SPACE, YARD_THICK, tt.FIELD.top)
-            out.append(
-                _slab(
-                    guids,
-                    f"{side} {label} space",
-                    box,
-                    RED if side == "Red" else BLUE,
-                    tags=("yard_space",),
-                    description=f"{side}'s {label} space: drop a model within 3 in of it.",
-                )
-            )
-    return out
-
-
-def _other_save(url: str, ruleset: str) -> dict[str, Any]:
-    if ruleset not in OTHER_UNITS:
-        raise ValueError(f"no ruleset {ruleset!r} (known: {', '.join(RULESETS)})")
-    guids = _Guids()
-    known = _card_ids(ruleset)
-    objects = _table(guids, url)
-    lines: list[dict[str, Any]] = []
-    for nickname, kinds, x, z, scale, colour in OTHER_TERRAIN[ruleset]:
-        objects.extend(_terrain(guids, nickname, kinds, x, z, scale, colour, lines))
-    if ruleset == "yrd":
-        objects.extend(_yard_spaces(guids))
-    for side, nickname, card_id, x, z, facing in OTHER_UNITS[ruleset]:
-        assert card_id in known, (ruleset, card_id)
-        top = _support(objects, x, z)
-        objects.append(_tank(guids, side, nickname, card_id, x, z, facing, card_id, top))
-    rows: list[tuple[str, int, str, int | None, Colour, str]] = [
-        (die, count, kind, 0, (1.0, 1.0, 1.0), f"a {die}: the referee reads its face number")
-        for die, kind, count in OTHER_DICE[ruleset]
-    ]
-    objects.extend(_dice(guids, rows))
-    save = _save(
-        f"tankref: {TITLES[ruleset]}",
-        objects,
-        lines,
-        # The board starts on this ruleset; its first setup choice is the default.
-        {"url": url, "ruleset": ruleset},
-        f"tankref {__version__}: start the referee (tankref serve), then press New "
-        f"table on the tankref board (ruleset {TITLES[ruleset]}).",
-    )
-    if ruleset == "mtc":
-        # TTS's grid drawn over the field: hexes 2 in across with a corner north (TTS's
-        # "Hex Horizontal", Type 1), centred on the origin as the referee's grid is, at the
-        # mat's top.
-        save["Grid"] = {
-            "Type": tt.GRID_HEX_HORIZONTAL,
-            "Lines": True,
-            "Color": {"r": 0.0, "g": 0.0, "b": 0.0},
-            "Opacity": 0.5,
-            "ThickLines": False,
-            "Snapping": False,
-            "Offset": False,
-            "BothSnapping": False,
-            "xSize": MTC_HEX_WIDTH,
-            "ySize": MTC_HEX_WIDTH,
-            "PosOffset": {"x": 0.0, "y": tt.FIELD.top, "z": 0.0},
-        }
-    return save

@@ -19,12 +19,13 @@ from tankref.core.ruleset import (
     ModelState,
     OddsTrial,
     PlayRecord,
+    RulesetInfo,
     TankPut,
     TankView,
     from_wire,
 )
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
-from tankref.rulesets.afv import NAME, engine, selfplay
+from tankref.rulesets.afv import NAME, about, engine, selfplay
 from tankref.rulesets.afv import aids as afv_aids
 from tankref.rulesets.afv.actions import (
     ACTION_ADAPTER,
@@ -87,6 +88,9 @@ class Afv(ModelState):
     title: str = "AFV"
     clause_prefix: str = "AFV"
     state_model: ClassVar[type[BaseModel]] = TableState
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property

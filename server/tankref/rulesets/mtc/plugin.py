@@ -29,14 +29,15 @@ from tankref.core.ruleset import (
     ModelState,
     OddsTrial,
     PlayRecord,
+    RulesetInfo,
     TableSummary,
     TankPut,
     TankView,
     from_wire,
 )
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
+from tankref.rulesets.mtc import about, engine, selfplay
 from tankref.rulesets.mtc import aids as mtc_aids
-from tankref.rulesets.mtc import engine, selfplay
 from tankref.rulesets.mtc.actions import (
     ACTION_ADAPTER,
     Action,
@@ -125,6 +126,9 @@ class MinimalTankCombat(ModelState):
     title: str = "Minimal Tank Combat"
     clause_prefix: str = "MTC"
     state_model: ClassVar[type[BaseModel]] = TableState
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property

@@ -1,20 +1,7 @@
 """TinyTableTopTanks: the first ruleset, a plug-in over the shared core.
 
-The plug-in surface (``tankref.core.ruleset.Ruleset``) lives in ``plugin``; it is imported on
-first use so that importing the package stays cheap.
+Its plug-in (``plugin.ruleset``, the ``tankref.rulesets`` entry point) is imported only when the
+referee first asks for this ruleset, so importing the package stays cheap.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
 NAME = "ttt"
-
-if TYPE_CHECKING:
-    from tankref.rulesets.ttt.plugin import TinyTableTopTanks
-
-
-def ruleset() -> TinyTableTopTanks:
-    from tankref.rulesets.ttt.plugin import TinyTableTopTanks
-
-    return TinyTableTopTanks()

@@ -18,13 +18,14 @@ from tankref.core.ruleset import (
     ModelState,
     OddsTrial,
     PlayRecord,
+    RulesetInfo,
     TankPut,
     TankView,
     from_wire,
 )
 from tankref.core.scene import LineOfFire, SceneParts
+from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay
 from tankref.rulesets.ttt import aids as ttt_aids
-from tankref.rulesets.ttt import engine, luck, movement, odds, scene, selfplay
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -95,6 +96,9 @@ class TinyTableTopTanks(ModelState):
     state_model: ClassVar[type[BaseModel]] = TableState
     damage_deck: ClassVar[bool] = True  # TTT-E7
     odds_choices: ClassVar[type[BaseModel]] = OddsChoices
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property

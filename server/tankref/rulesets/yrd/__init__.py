@@ -1,20 +1,7 @@
 """Tank yard (chapter 12): one tank per party on three spaces, a plug-in over the shared core.
 
-The plug-in surface (``tankref.core.ruleset.Ruleset``) lives in ``plugin``; it is imported on
-first use so that importing the package stays cheap.
+Its plug-in (``plugin.ruleset``, the ``tankref.rulesets`` entry point) is imported only when the
+referee first asks for this ruleset, so importing the package stays cheap.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
 NAME = "yrd"
-
-if TYPE_CHECKING:
-    from tankref.rulesets.yrd.plugin import TankYard
-
-
-def ruleset() -> TankYard:
-    from tankref.rulesets.yrd.plugin import TankYard
-
-    return TankYard()

@@ -24,13 +24,14 @@ from tankref.core.ruleset import (
     ModelState,
     OddsTrial,
     PlayRecord,
+    RulesetInfo,
     TankPut,
     TankView,
     from_wire,
 )
 from tankref.core.scene import LineOfFire, SceneParts
+from tankref.rulesets.yrd import about, engine, scene, selfplay
 from tankref.rulesets.yrd import aids as yrd_aids
-from tankref.rulesets.yrd import engine, scene, selfplay
 from tankref.rulesets.yrd.actions import (
     ACTION_ADAPTER,
     Action,
@@ -101,9 +102,12 @@ _SETUP_ADAPTER: TypeAdapter[YardSetup] = TypeAdapter(YardSetup)
 @dataclass(frozen=True)
 class TankYard(ModelState):
     name: str = NAME
-    title: str = "Tank yard (chapter 12)"
+    title: str = about.TITLE
     clause_prefix: str = "YRD"
     state_model: ClassVar[type[BaseModel]] = TableState
+
+    def info(self) -> RulesetInfo:
+        return about.info()
 
     # --- tables ----------------------------------------------------------------------------
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from tankref import __version__
-from tankref.core.ruleset import ruleset_names
+from tankref.rulesets import ruleset_names
 from tankref.server.routes.deps import RefereeDep
 from tankref.server.schemas import Health, QuarantinedTable
 
