@@ -74,37 +74,27 @@ def _cmd_rulesets(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    import importlib
-
     from tankref.rulesets import get_ruleset
 
     if args.ruleset not in ruleset_names():
         print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)
         return 2
-
-    # Each ruleset package has its own seeded bots: rulesets/<name>/selfplay.py, with
-    # play_game(seed, on_step=hook(state, action, result)) returning a record whose `final`
-    # is the end state; the ruleset's summary says how it ended.
-    bots = f"tankref.rulesets.{args.ruleset}.selfplay"
-    try:
-        play_game = importlib.import_module(bots).play_game
-    except ModuleNotFoundError:
-        print(f"ruleset {args.ruleset!r} has no seeded bots ({bots})", file=sys.stderr)
-        return 2
     rules = get_ruleset(args.ruleset)
 
     for seed in range(args.seed, args.seed + args.games):
-        steps = 0
-
-        def step(state: object, action: object, result: object) -> None:
-            nonlocal steps
-            steps += 1
-            if args.verbose:
-                for line in getattr(result, "summary", []):
-                    print(f"  {line}")
-
+        # The ruleset's own seeded bots (its ``self_play`` hook): the started table and every
+        # action after it. With --verbose each action is adjudicated again to print its result.
         print(f"== game {seed} ==")
-        end = rules.summary(play_game(seed, on_step=step).final)
+        game = rules.self_play(seed)
+        if args.verbose:
+            state = game.start
+            for action in game.actions:
+                outcome = rules.adjudicate(state, action)
+                state = outcome.state
+                for line in outcome.result.summary:
+                    print(f"  {line}")
+        end = rules.summary(game.final)
+        steps = len(game.actions)
         print(
             f"game {seed}: {end.reason or end.status} (turn {end.turn}, {steps} actions)"
             + (f", winner {end.winner}" if end.winner else "")
