@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tankref.core import flow
+from tankref.core.adjudication import refuse
 from tankref.core.dice import Roll
 from tankref.core.errors import DecisionNeeded
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
 from tankref.core.results import Modifier
 from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
+from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
     ACCURACY_DIE,
     HIT,
@@ -24,8 +27,10 @@ from tankref.rulesets.ttt.cards import (
     DamageCard,
     Side,
 )
-from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
+from tankref.rulesets.ttt.flow import get_tank, require_playing, require_present
 from tankref.rulesets.ttt.morale import bail_out, catastrophe_seen
+from tankref.rulesets.ttt.movement import facing_used
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.sight import LineOfFire, SideReading, in_front_arc, read_line, side_hit
 from tankref.rulesets.ttt.state import Options, TableState, TankState
 
@@ -34,8 +39,6 @@ def check_engage(
     state: TableState, tank_id: str, target_id: str
 ) -> tuple[TankState, TankState, LineOfFire]:
     """TTT-E1 and every refusal that stops a tank from firing; changes nothing."""
-    from tankref.rulesets.ttt.turns import require_playing, require_present
-
     require_playing(state)
     shooter = get_tank(state, tank_id)
     require_present(shooter)
@@ -51,7 +54,7 @@ def check_engage(
         )
     if shooter.player != state.active_player and not shooter.waiting:
         refuse(
-            "NOT_YOUR_PHASE",
+            flow.NOT_YOUR_PHASE,
             "TTT-W1",
             f"{label} may Engage in the enemy's phase only from Wait",
             active_player=state.active_player,
@@ -78,9 +81,11 @@ def check_engage(
         )
     target = get_tank(state, target_id, "target_id")
     if target.player == shooter.player:
-        refuse("TARGET_NOT_ENEMY", "TTT-E1", f"target_id: {tank_label(target)} is a friendly tank")
+        refuse(flow.NOT_AN_ENEMY, "TTT-E1", f"target_id: {tank_label(target)} is a friendly tank")
     if not target.on_board:
-        refuse("TARGET_NOT_ON_TABLE", "TTT-E1", f"target_id: {tank_label(target)} is not in play")
+        refuse(
+            flow.TARGET_NOT_ON_TABLE, "TTT-E1", f"target_id: {tank_label(target)} is not in play"
+        )
     if shooter.turret_jammed and not in_front_arc(state.options, shooter, target):
         refuse(
             "TURRET_JAMMED",
@@ -180,8 +185,6 @@ class EngagePlan:
 
 def _turn_blocked(state: TableState, target: TankState) -> str | None:
     """Why the target may not turn its best armour to the shot (TTT-E3, TTT-F1, TTT-M2)."""
-    from tankref.rulesets.ttt.movement import facing_used
-
     options = state.options
     if options.best_armour == "never":
         return "the table's option is never"

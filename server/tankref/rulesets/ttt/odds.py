@@ -56,7 +56,7 @@ from tankref.rulesets.ttt.cards import (
     default_cards,
 )
 from tankref.rulesets.ttt.combat import EngagePlan, SidePlan, plan_engage, plan_shot
-from tankref.rulesets.ttt.context import get_tank
+from tankref.rulesets.ttt.flow import get_tank
 from tankref.rulesets.ttt.morale import bails_out, mobile_friends, morale_after, morale_result
 from tankref.rulesets.ttt.sight import LineOfFire, SideReading, read_line
 from tankref.rulesets.ttt.state import Morale, Options, TableState, TankState
