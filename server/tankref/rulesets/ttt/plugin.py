@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
-from tankref.core.ruleset import ModelState, TankPut, TankView, from_wire
+from tankref.core.ruleset import ModelState, TableSummary, TankPut, TankView, from_wire
 from tankref.core.scene import LineOfFire, SceneParts
-from tankref.rulesets.ttt import engine, luck, movement, odds, scene
+from tankref.rulesets.ttt import engine, luck, movement, odds, scene, turns
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -77,6 +77,11 @@ class TinyTableTopTanks(ModelState):
         return engine.new_table(
             setup.players, scenario=setup.scenario, options=setup.options, dice=dice
         )
+
+    def summary(self, state: Any) -> TableSummary:
+        """The shared summary with ``phase``: which of the turn's two phases (TTT-T1)."""
+        table = self._state(state)
+        return super().summary(table).model_copy(update={"phase": turns.phase_name(table)})
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:
         assert isinstance(state, TableState)

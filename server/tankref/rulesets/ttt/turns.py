@@ -18,6 +18,16 @@ from tankref.rulesets.ttt.state import TableState, TankState
 # setup, end_phase in play.
 
 
+# TTT-T1: a turn is player one's phase, then player two's; the printed text counts them ("the
+# first phase of turn one", "the second phase of turn two").
+PHASE_NAMES = ("first", "second")
+
+
+def phase_name(state: TableState) -> str | None:
+    """Which phase of the turn it is, in the printed words, while the game is under way."""
+    return PHASE_NAMES[state.phase] if state.status == "playing" else None
+
+
 # --- setup ------------------------------------------------------------------------------------
 
 
