@@ -13,7 +13,6 @@ from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.state import TableState, TankState
 
 PHASES = "TTT-T1"  # the clause of the turn's phases: who acts when
-SETUP = "TTT-S1"  # the clause of setup: what is placed before the game begins
 
 
 def get_tank(state: TableState, tank_id: str, field: str = "tank_id") -> TankState:
