@@ -16,7 +16,7 @@ Accuracy and Penetration are in ``dice_odds``):
   programme over (PEN so far, blank dice, stars in hand, fewest PEN on a non-blank die) with
   integer weights over a common denominator, turned into one Fraction at the end.
 - Damage card (TTT-E7): a card drawn at random from the draw pile (the full deck when it is
-  empty), as ``combat.draw_damage_card`` draws it.
+  empty), as ``damage.draw_damage_card`` draws it.
 - Morale (TTT-MO1..3, TTT-MR3, TTT-MR5): the target's own check after this shot (a
   penetrating hit, or a second enemy tank hitting it this game turn), and on request the
   checks of its friends (a catastrophic death in their sight, or the last friend that could
