@@ -97,6 +97,8 @@ def test_the_page_follows_a_game_live_and_survives_a_referee_restart(
         assert board.locator(".ring.smoke").count() == 2  # -2 within 6", -1 within 12"
         table.ok(table.act({"kind": "end_phase"}))
         page.wait_for_selector('#banner:has-text("Blue\'s phase")')
+        # TTT-T1: the summary's phase is the turn's second; the chip says so.
+        assert page.inner_text("#banner .phase") == "Blue's phase (the second of the turn)"
         shot = engage(table, "B1", "R1", {"white": [6], "red": [3, 4, 1]})
         page.wait_for_selector(f'#board .line-of-fire[data-seq="{shot}"]')
         row = page.locator(f'#log > li[data-seq="{shot}"]')

@@ -43,7 +43,7 @@ def test_odds_refused_like_the_engage_would_be(referee: LiveReferee) -> None:
     assert reply.status_code == 409
     assert reply.json()["code"] == "NOT_YOUR_PHASE" and reply.json()["clause"] == "TTT-W1"
     reply = table.http.get(table.path("/tanks/R1/odds/R1"))
-    assert reply.status_code == 409 and reply.json()["code"] == "TARGET_NOT_ENEMY"
+    assert reply.status_code == 409 and reply.json()["code"] == "NOT_AN_ENEMY"
     reply = table.http.get(table.path("/tanks/R1/odds/Z9"))
     assert reply.status_code == 404
     reply = table.http.get(table.path("/tanks/R1/odds"), params={"grizzled_reroll": "always"})

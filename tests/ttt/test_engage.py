@@ -167,9 +167,9 @@ def test_e1_engage_again_next_turn() -> None:
 
 
 def test_e1_friendly_target_refused() -> None:
-    """TTT-E1: only an enemy tank may be engaged: a friendly target is TARGET_NOT_ENEMY."""
+    """TTT-E1: only an enemy tank may be engaged: a friendly target is NOT_AN_ENEMY."""
     g = table(R1, B1, ("R2", "m4a1-sherman", "Red", 10.0, -20.0, 0.0))
-    err = g.refused(Engage(tank_id="R1", target_id="R2"), "TARGET_NOT_ENEMY", white=MISS)
+    err = g.refused(Engage(tank_id="R1", target_id="R2"), "NOT_AN_ENEMY", white=MISS)
     assert err.clause == "TTT-E1"
 
 
@@ -188,7 +188,7 @@ def test_e1_destroyed_target_refused() -> None:
 
 
 def test_e1_destroyed_shooter_refused() -> None:
-    """TTT-E1: a destroyed tank is not allowed to fire: TANK_DESTROYED, state unchanged."""
+    """TTT-E1: a destroyed tank is not allowed to fire: DESTROYED, state unchanged."""
     g = table(
         R1,
         B1,
@@ -199,7 +199,7 @@ def test_e1_destroyed_shooter_refused() -> None:
     end_phase(g)  # Blue's phase: B2 knocks out the Tiger through its front (6 PEN vs 6)
     g.do(Engage(tank_id="B2", target_id="R1"), white=[5, 1, 1], red=[5, 5, 5], card="Knocked Out")
     assert g.tank("R1").destroyed is True
-    g.refused(Engage(tank_id="R1", target_id="B1"), "TANK_DESTROYED", white=MISS)
+    g.refused(Engage(tank_id="R1", target_id="B1"), "DESTROYED", white=MISS)
 
 
 def test_e1_only_visible_enemies_are_offered_as_targets() -> None:

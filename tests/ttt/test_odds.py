@@ -597,7 +597,7 @@ def test_odds_change_nothing_and_draw_no_dice() -> None:
 
 @pytest.mark.parametrize(
     ("target", "code"),
-    [("R2", "TARGET_NOT_ENEMY"), ("B2", "NO_LINE_OF_SIGHT"), ("B9", "UNKNOWN_TANK")],
+    [("R2", "NOT_AN_ENEMY"), ("B2", "NO_LINE_OF_SIGHT"), ("B9", "UNKNOWN_TANK")],
 )
 def test_illegal_shot_raises_the_engage_refusal_TTT_E1(target: str, code: str) -> None:
     """TTT-E1: odds for a shot the referee would refuse raise the same RulesError code."""

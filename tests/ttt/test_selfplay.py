@@ -152,9 +152,9 @@ def _destroyed_tank_is_inert(state: TableState, tank_id: str) -> None:
     for option in options_for(state, tank_id):
         assert not option.allowed, (tank_id, option)
         if option.kind in ("move", "wait", "recover"):
-            assert option.code == "TANK_DESTROYED", (tank_id, option)
+            assert option.code == "DESTROYED", (tank_id, option)
         else:
-            assert option.code in ("TANK_DESTROYED", "NO_TARGETS", "NO_SMOKE"), option
+            assert option.code in ("DESTROYED", "NO_TARGETS", "NO_SMOKE"), option
     enemy = next(t.id for t in state.tanks.values() if t.player != tank.player)
     ability = tank.card.smoke[0].name if tank.card.smoke else "smoke"
     actions: list[Action] = [
@@ -168,13 +168,13 @@ def _destroyed_tank_is_inert(state: TableState, tank_id: str) -> None:
     for action in actions:
         with pytest.raises(RulesError) as info:
             adjudicate(state, action)
-        assert info.value.code == "TANK_DESTROYED", (action, info.value)
+        assert info.value.code == "DESTROYED", (action, info.value)
     assert state.to_json() == before
 
 
 def test_destroyed_tank_never_acts() -> None:
     """TTT-E7: over self-play games, a destroyed tank is offered nothing by options_for and
-    every action with it (move, engage, wait, recover, smoke) is refused TANK_DESTROYED."""
+    every action with it (move, engage, wait, recover, smoke) is refused DESTROYED."""
     checked = 0
 
     def check(state: TableState, action: Action, result: Result) -> None:

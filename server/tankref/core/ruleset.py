@@ -77,8 +77,10 @@ class TableSummary(BaseModel):
     reason: str | None = None
     phase: str | None = Field(
         default=None,
-        description="The step of the active player's turn where a ruleset has several (MTC: "
-        "movement, combat); None where a player's phase is all one.",
+        description="Where the game is within the turn, in the ruleset's words, while it is "
+        "under way: the step of the active player's turn where a ruleset has several (MTC: "
+        "movement, combat), or which phase of the turn (TTT: first, second); None where a "
+        "turn is all one.",
     )
 
 

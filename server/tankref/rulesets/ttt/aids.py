@@ -11,7 +11,8 @@ from __future__ import annotations
 from tankref.core.aids import AidLine, AidRing, Aids, Refusal, arc_wedges, worst_reading
 from tankref.core.errors import RulesError
 from tankref.rulesets.ttt import combat, movement
-from tankref.rulesets.ttt.context import get_tank, tank_label
+from tankref.rulesets.ttt.flow import get_tank
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.sight import LineOfFire, read_line
 from tankref.rulesets.ttt.state import TableState, TankState
 

@@ -1,4 +1,5 @@
-"""Engage: who may fire, the side hit, Accuracy, Penetration, stars, the damage card.
+"""Engage: who may fire, the side hit, Accuracy, Penetration, stars (the damage card it then
+draws, and what that does, are in ``damage``).
 
 TTT-E1..E7, TTT-CV1, TTT-CN1, with the Grizzled reroll (TTT-CR1) spent where it can change
 the outcome. A shot is planned first (``plan_engage``: pure, every number that decides it),
@@ -10,22 +11,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tankref.core import flow
+from tankref.core.adjudication import refuse
 from tankref.core.dice import Roll
 from tankref.core.errors import DecisionNeeded, bad_value
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
 from tankref.core.results import Modifier
 from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
+from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
     ACCURACY_DIE,
     HIT,
     PEN,
     PENETRATION_DIE,
     STAR,
-    DamageCard,
     Side,
 )
-from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
-from tankref.rulesets.ttt.morale import bail_out, catastrophe_seen
+from tankref.rulesets.ttt.damage import apply_damage, draw_damage_card
+from tankref.rulesets.ttt.flow import get_tank, require_playing, require_present
+from tankref.rulesets.ttt.movement import facing_used
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.sight import LineOfFire, SideReading, in_front_arc, read_line, side_hit
 from tankref.rulesets.ttt.state import Options, TableState, TankState
 
@@ -34,8 +39,6 @@ def check_engage(
     state: TableState, tank_id: str, target_id: str
 ) -> tuple[TankState, TankState, LineOfFire]:
     """TTT-E1 and every refusal that stops a tank from firing; changes nothing."""
-    from tankref.rulesets.ttt.turns import require_playing, require_present
-
     require_playing(state)
     shooter = get_tank(state, tank_id)
     require_present(shooter)
@@ -51,7 +54,7 @@ def check_engage(
         )
     if shooter.player != state.active_player and not shooter.waiting:
         refuse(
-            "NOT_YOUR_PHASE",
+            flow.NOT_YOUR_PHASE,
             "TTT-W1",
             f"{label} may Engage in the enemy's phase only from Wait",
             active_player=state.active_player,
@@ -78,9 +81,11 @@ def check_engage(
         )
     target = get_tank(state, target_id, "target_id")
     if target.player == shooter.player:
-        refuse("TARGET_NOT_ENEMY", "TTT-E1", f"target_id: {tank_label(target)} is a friendly tank")
+        refuse(flow.NOT_AN_ENEMY, "TTT-E1", f"target_id: {tank_label(target)} is a friendly tank")
     if not target.on_board:
-        refuse("TARGET_NOT_ON_TABLE", "TTT-E1", f"target_id: {tank_label(target)} is not in play")
+        refuse(
+            flow.TARGET_NOT_ON_TABLE, "TTT-E1", f"target_id: {tank_label(target)} is not in play"
+        )
     if shooter.turret_jammed and not in_front_arc(state.options, shooter, target):
         refuse(
             "TURRET_JAMMED",
@@ -180,8 +185,6 @@ class EngagePlan:
 
 def _turn_blocked(state: TableState, target: TankState) -> str | None:
     """Why the target may not turn its best armour to the shot (TTT-E3, TTT-F1, TTT-M2)."""
-    from tankref.rulesets.ttt.movement import facing_used
-
     options = state.options
     if options.best_armour == "never":
         return "the table's option is never"
@@ -652,100 +655,3 @@ def do_engage(ctx: Context, action: Engage) -> None:
     apply_damage(ctx, t.id, card)
     if ctx.state.tanks[t.id].on_board:
         ctx.trigger_morale(t.id, "suffered a penetrating hit")
-
-
-def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
-    """Without replacement from the table's deck; a full deck is shuffled in when it is empty.
-    A table that draws its own cards is asked for the one its owner drew (TTT-E7: "the player
-    controlling the hit tank must draw a damage card"), naming the cards left to draw.
-
-    Drawing a uniformly random card from what is left is the same as drawing the top card of
-    a shuffled pile, and costs the generator one number per card instead of a whole shuffle.
-    """
-    state = ctx.state
-    deck = state.deck.model_copy()
-    if not deck.draw_pile:
-        deck.draw_pile = tuple(state.rules.full_deck())
-        deck.discard = ()
-        deck.shuffles += 1
-        ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
-    pile = list(deck.draw_pile)
-    hit = state.tanks[tank_id]
-    chosen = ctx.bag.take_damage_card(
-        f"for {tank_label(hit)}: {hit.player} draws it (TTT-E7)",
-        tank_id=hit.id,
-        player=hit.player,
-        cards=sorted(set(pile)),
-        deck_reshuffled=deck.shuffles != state.deck.shuffles,
-    )
-    if chosen is None:
-        name = pile.pop(ctx.bag.uniform(len(pile)))
-    else:
-        if chosen not in pile:
-            refuse(
-                "DAMAGE_CARD_NOT_IN_DECK",
-                "TTT-E7",
-                f"dice.damage_card: {chosen!r} is not left in the deck "
-                f"(left: {', '.join(sorted(set(pile)))})",
-                field="dice.damage_card",
-            )
-        pile.remove(chosen)
-        name = chosen
-    deck.draw_pile = tuple(pile)
-    deck.discard = (*deck.discard, name)
-    state.deck = deck
-    card = state.rules.deck_card(name)
-    assert card is not None  # the pile only ever holds names from the deck
-    return card
-
-
-def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
-    t = ctx.edit(tank_id)
-    t.damage = (*t.damage, card.name)
-    label = tank_label(t)
-    effect = card.effect
-    text = f"Damage card: {card.name}."
-    if effect == "destroyed":
-        t.destroyed = True
-        t.destroyed_by = card.name
-        t.waiting = False
-        t.must_recover = False
-        text += f" {label} is destroyed" + (" (catastrophic)." if card.catastrophic else ".")
-    elif effect == "immobilized":
-        already = t.immobilized
-        t.immobilized = True
-        text += f" {label} is Immobilized" + (" (it already was)." if already else ".")
-    elif effect == "gun_damaged":
-        t.gun_damage += 1
-        text += f" {label} loses a Penetration die."
-    elif effect == "optics_damaged":
-        t.optics_damage += 1
-        text += f" {label} loses an Accuracy die."
-    elif effect == "engine_damaged":
-        text += f" {label}: half Movement, no Move Fast" + (
-            " (no further effect: the engine was already damaged)." if t.engine_damaged else "."
-        )
-        t.engine_damaged = True
-    elif effect == "turret_jammed":
-        t.turret_jammed = True
-        text += f" {label} may only Engage targets in its front arc."
-    elif effect == "crew_stunned":
-        t.stunned = "next"
-        text += f" {label}'s crew takes no action in its next phase."
-    else:
-        text += " No effect."
-    ctx.say(text)
-    ctx.event("damage", "TTT-E7", text, tank_id=tank_id, card=card.name, effect=effect)
-    if effect == "destroyed" and card.catastrophic:
-        catastrophe_seen(ctx, t)
-    if effect == "immobilized":
-        if t.morale == "routed":
-            bail_out(ctx, tank_id, "TTT-MR5", "Routed and Immobilized")
-        elif t.morale == "shaken":
-            t.must_recover = True
-            t.complication_this_turn = True  # TTT-MR4: its *next* turn is bound
-            ctx.rule(
-                "TTT-MR4",
-                f"{label} is Shaken and now Immobilized: its next turn it may only try to Recover; "
-                "failure Routs it",
-            )

@@ -1,7 +1,8 @@
 """The TinyTableTopTanks referee: a pure function from (state, action, dice) to (state, result).
 
 - ``new_table`` makes a table in setup.
-- ``options_for`` says what a tank may do now (and why not), without changing anything.
+- ``options_for`` says what a tank may do now (and why not), without changing anything
+  (``options``: the same checks the handlers run).
 - ``adjudicate`` applies one action to a private copy and returns the new state with the
   structured result; a refusal raises a ``RulesError`` and the caller's state is untouched.
 """
@@ -9,18 +10,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
-
-from pydantic_core import to_jsonable_python
 
 from tankref.core.dice import DiceState, SuppliedDice
+from tankref.core.dispatch import ANY, PLAY, SETUP, Dispatch, Step
 from tankref.core.errors import BadValue, RulesError
 from tankref.core.geometry import TableArea
-from tankref.core.options import Option, option
-from tankref.core.results import Result, TankChange
 from tankref.rulesets.ttt import combat, morale, movement, setup, smoke, turns
-from tankref.rulesets.ttt import odds as shot_odds
 from tankref.rulesets.ttt.actions import (
     Action,
     CrewRoll,
@@ -36,22 +31,12 @@ from tankref.rulesets.ttt.actions import (
     StartGame,
     Wait,
 )
+from tankref.rulesets.ttt.adjudication import Adjudication, Context
 from tankref.rulesets.ttt.cards import CardSet, default_cards
-from tankref.rulesets.ttt.context import Context, get_tank, tank_label
-from tankref.rulesets.ttt.presentation import markers, tooltip
-from tankref.rulesets.ttt.state import Options, Player, Scenario, TableState, TankState
+from tankref.rulesets.ttt.options import legal_actions, options_for
+from tankref.rulesets.ttt.state import Options, Player, Scenario, TableState
 
-_TRACKED = (
-    "x", "z", "facing", "hull_down", "on_table", "crew", "morale", "destroyed", "removed",
-    "immobilized", "damage", "stunned", "must_recover", "moved", "facing_changed", "engaged",
-    "waiting", "recover_tried", "reroll_used", "smoke_uses",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Adjudication:
-    state: TableState
-    result: Result
+__all__ = ["Adjudication", "adjudicate", "legal_actions", "new_table", "options_for"]
 
 
 def new_table(
@@ -96,6 +81,28 @@ def new_table(
     return state
 
 
+# Each action kind: its handler and when it may be taken. Setup actions are refused once the
+# game has started (TTT-S1); a tank's actions wait for the game to start (TTT-T1). A Move
+# is taken in setup too: there its handler says to place the tank instead (USE_PLACE_TANK).
+DISPATCH: Dispatch[Context] = Dispatch(
+    Action,
+    {
+        PlaceTank: Step(setup.do_place_tank, SETUP, "TTT-S1", "place_tank"),
+        RemoveTank: Step(setup.do_remove_tank, SETUP, "TTT-S1", "remove_tank"),
+        PlaceTerrain: Step(setup.do_place_terrain, SETUP, "TTT-S1", "place_terrain"),
+        SetObjective: Step(setup.do_set_objective, SETUP, "TTT-S1", "set_objective"),
+        CrewRoll: Step(setup.do_crew_roll, SETUP, "TTT-S1", "crew_roll"),
+        StartGame: Step(turns.do_start_game, SETUP, "TTT-S1", "start_game"),
+        Move: Step(movement.do_move, ANY, "TTT-T1"),
+        Engage: Step(combat.do_engage, PLAY, "TTT-T1"),
+        Wait: Step(movement.do_wait, PLAY, "TTT-T1"),
+        Recover: Step(morale.do_recover, PLAY, "TTT-T1"),
+        Smoke: Step(smoke.do_smoke, PLAY, "TTT-T1"),
+        EndPhase: Step(turns.do_end_phase, PLAY, "TTT-T1"),
+    },
+)
+
+
 def adjudicate(
     state: TableState,
     action: Action,
@@ -103,170 +110,12 @@ def adjudicate(
     cards: CardSet | None = None,
 ) -> Adjudication:
     """Apply ``action``; raise ``RulesError`` (state untouched) if the rules refuse it."""
-    ctx = Context(state, action.model_dump(), dice)
-    match action:
-        case PlaceTank():
-            setup.do_place_tank(ctx, action, cards or default_cards())
-        case RemoveTank():
-            setup.do_remove_tank(ctx, action)
-        case PlaceTerrain():
-            setup.do_place_terrain(ctx, action)
-        case SetObjective():
-            setup.do_set_objective(ctx, action)
-        case CrewRoll():
-            setup.do_crew_roll(ctx, action)
-        case StartGame():
-            turns.do_start_game(ctx, action)
-        case Move():
-            movement.do_move(ctx, action)
-        case Engage():
-            combat.do_engage(ctx, action)
-        case Wait():
-            movement.do_wait(ctx, action)
-        case Recover():
-            morale.do_recover(ctx, action)
-        case Smoke():
-            smoke.do_smoke(ctx, action)
-        case EndPhase():
-            turns.do_end_phase(ctx, action)
+    ctx = Context(state, action.model_dump(), dice, cards or default_cards())
+    DISPATCH(ctx, state, action)
     if ctx.state.status == "playing":
+        # What any action can set off: morale checks (TTT-MO2), a side with no tank left,
+        # a defender near the objective at this moment of the phase (TTT-S3).
         morale.resolve_morale(ctx)
         turns.check_elimination(ctx)
         turns.watch_objective(ctx)
-    ctx.bag.finish()
-    new_state = ctx.state
-    new_state.dice = ctx.bag.settled_state()
-    ctx.result.rolls = ctx.bag.rolls
-    for tank_id in ctx.edited:
-        after = new_state.tanks.get(tank_id)
-        before = state.tanks.get(tank_id)
-        if after is None:
-            ctx.result.changes.append(
-                TankChange(
-                    tank_id=tank_id,
-                    name=before.name if before else tank_id,
-                    changes={"removed": [False, True]},
-                )
-            )
-            continue
-        label = tank_label(after)
-        last = next((line for line in reversed(ctx.result.summary) if label in line), None)
-        ctx.result.changes.append(_change(before, after, last))
-    return Adjudication(new_state, ctx.result)
-
-
-def _change(before: TankState | None, after: TankState, last: str | None) -> TankChange:
-    diff: dict[str, list[Any]] = {}
-    for name in _TRACKED:
-        new = getattr(after, name)
-        old = getattr(before, name) if before is not None else None
-        if old != new:
-            diff[name] = [to_jsonable_python(old), to_jsonable_python(new)]  # as JSON shows it
-    return TankChange(
-        tank_id=after.id,
-        name=after.name,
-        changes=diff,
-        markers=markers(after),
-        tooltip=tooltip(after, last),
-    )
-
-
-# --- what may this tank do now ----------------------------------------------------------------
-
-
-def options_for(state: TableState, tank_id: str, *, odds: bool = True) -> list[Option]:
-    """What ``tank_id`` may do now, each refusal with its code and clause. Changes nothing.
-
-    ``odds``: give each Engage target the exact p_hit, p_penetrate and p_destroyed of the
-    shot (for hovers); a caller that never shows them (the self-play bots) may skip them.
-    """
-    tank = get_tank(state, tank_id)
-    out: list[Option] = []
-
-    def move_check() -> dict[str, Any]:
-        movement.check_may_drive(state, tank)
-        drive = movement.drive_blocker(tank)
-        fast = movement.fast_blocker(tank)
-        pivot = movement.pivot_blocker(state, tank)
-        if drive and pivot:
-            code, clause, why = drive
-            raise RulesError(code, clause, f"{tank.name} cannot move: {why}")
-        return {
-            "from": [tank.start_x, tank.start_z],
-            "normal": None if drive else tank.movement,
-            "fast": None if drive or fast else 2 * tank.movement,
-            "pivot": pivot is None,
-            "entry_edges": None if tank.on_table else movement.entry_edges(state, tank),
-        }
-
-    out.append(option("move", move_check))
-
-    def engage_check() -> dict[str, Any]:
-        targets = []
-        first: RulesError | None = None
-        for other in sorted(state.tanks.values(), key=lambda t: t.id):
-            if other.player == tank.player or not other.on_board:
-                continue
-            try:
-                if odds:
-                    plan = combat.plan_engage(state, tank_id, other.id)
-                    line = plan.line
-                else:
-                    _, _, line = combat.check_engage(state, tank_id, other.id)
-            except RulesError as err:
-                if err.code not in ("NO_LINE_OF_SIGHT", "TURRET_JAMMED"):
-                    raise
-                first = first or err
-                continue
-            target: dict[str, Any] = {"target_id": other.id, "range": round(line.range, 2)}
-            if odds:
-                # The shot's exact odds (ask mode: no Grizzled reroll declared), cached by
-                # situation; the plan they come from is the one the Engage would resolve.
-                target.update(shot_odds.brief_odds(state, plan))
-            targets.append(target)
-        if not targets:
-            raise first or RulesError("NO_TARGETS", "TTT-E1", f"{tank.name} has no enemy in sight")
-        return {"targets": targets}
-
-    out.append(option("engage", engage_check))
-
-    def wait_check() -> None:
-        movement.check_wait(state, tank_id)
-
-    out.append(option("wait", wait_check))
-
-    def recover_check() -> None:
-        morale.check_recover(state, Recover(tank_id=tank_id))
-
-    out.append(option("recover", recover_check))
-
-    def smoke_check() -> dict[str, Any]:
-        usable = []
-        last: RulesError | None = None
-        for ability in tank.card.smoke:
-            aim = (tank.x, tank.z) if ability.kind == "mortar" else (None, None)
-            try:
-                smoke.check_smoke(
-                    state, Smoke(tank_id=tank_id, ability=ability.name, x=aim[0], z=aim[1])
-                )
-            except RulesError as err:
-                last = err
-                continue
-            usable.append(
-                {
-                    "ability": ability.name,
-                    "kind": ability.kind,
-                    "strength": ability.strength,
-                    "range": ability.range,
-                }
-            )
-        if not usable:
-            raise last or RulesError("NO_SMOKE", "TTT-SM1", f"{tank.name}'s card has no smoke")
-        return {"abilities": usable}
-
-    out.append(option("smoke", smoke_check))
-    return out
-
-
-def legal_actions(state: TableState, tank_id: str) -> list[str]:
-    return [o.kind for o in options_for(state, tank_id) if o.allowed]
+    return ctx.finish()

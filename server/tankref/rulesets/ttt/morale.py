@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from tankref.core.adjudication import refuse
 from tankref.core.geometry import Edge, Point
 from tankref.rulesets.ttt.actions import Recover
+from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import MORALE_DIE
-from tankref.rulesets.ttt.context import Context, refuse, tank_label
+from tankref.rulesets.ttt.flow import require_own_phase
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.sight import read_line
 from tankref.rulesets.ttt.state import Morale, TableState, TankState
 
@@ -228,8 +231,6 @@ def report_reverse_bail_out(ctx: Context) -> None:
 
 
 def check_recover(state: TableState, action: Recover) -> TankState:
-    from tankref.rulesets.ttt.turns import require_own_phase
-
     tank = require_own_phase(state, action.tank_id)
     if tank.morale == "ok" and not tank.must_recover:
         refuse("NOTHING_TO_RECOVER", "TTT-R1", f"{tank_label(tank)} is neither Shaken nor Routed")

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tankref.core import flow
+from tankref.core.adjudication import refuse
 from tankref.core.geometry import Edge, Point, distance, signed_angle
 from tankref.rulesets.ttt.actions import Move, Wait
-from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
+from tankref.rulesets.ttt.adjudication import Context
+from tankref.rulesets.ttt.flow import get_tank, require_own_phase, require_playing
 from tankref.rulesets.ttt.morale import rout_point
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.state import MoveKind, TableState, TankState
-from tankref.rulesets.ttt.turns import require_own_phase, require_playing
 
 EDGES: tuple[Edge, ...] = ("south", "north", "west", "east")
 
@@ -73,7 +76,7 @@ def check_may_drive(state: TableState, tank: TankState) -> None:
     else:
         require_playing(state)
         if tank.player != state.active_player:
-            refuse("NOT_YOUR_PHASE", "TTT-T1", f"it is {state.active_player}'s phase")
+            refuse(flow.NOT_YOUR_PHASE, "TTT-T1", f"it is {state.active_player}'s phase")
         check_entry_time(state, tank)
     if tank.bound_to_recover:
         refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
@@ -94,7 +97,7 @@ def drive_blocker(tank: TankState) -> tuple[str, str, str] | None:
     if tank.smoke_popped:
         return "ACTION_AFTER_SMOKE", "TTT-SM1", "it popped reusable smoke this turn"
     if tank.immobilized:
-        return "IMMOBILIZED", "TTT-E7", "it is Immobilized"
+        return flow.IMMOBILIZED, "TTT-E7", "it is Immobilized"
     return None
 
 
@@ -121,7 +124,7 @@ def pivot_blocker(state: TableState, tank: TankState) -> tuple[str, str, str] | 
         return "FACING_ALREADY_CHANGED", "TTT-F1", facing_used(state, tank)
     if tank.immobilized and not state.options.immobilized_turns:
         return (
-            "IMMOBILIZED",
+            flow.IMMOBILIZED,
             "TTT-F1",
             "it is Immobilized: it cannot turn on the spot (option immobilized_turns false)",
         )
@@ -185,7 +188,7 @@ def check_move(state: TableState, action: Move) -> MovePlan | None:
                 "a shot, which the referee does itself",
             )
         refuse(
-            "NOT_YOUR_PHASE",
+            flow.NOT_YOUR_PHASE,
             "TTT-T1",
             f"it is {state.active_player}'s phase: {label} cannot move now",
             active_player=state.active_player,
@@ -193,7 +196,7 @@ def check_move(state: TableState, action: Move) -> MovePlan | None:
     check_may_drive(state, tank)
     if not state.area.contains(new):
         refuse(
-            "OFF_TABLE",
+            flow.OFF_TABLE,
             "TTT-MR2",
             f"({action.x:g}, {action.z:g}) is off the table; only a Routed tank drives off",
             field="x",

@@ -19,12 +19,13 @@ from tankref.core.ruleset import (
     OddsTrial,
     PlayRecord,
     RulesetInfo,
+    TableSummary,
     TankPut,
     TankView,
     from_wire,
 )
 from tankref.core.scene import LineOfFire, SceneParts
-from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay
+from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay, turns
 from tankref.rulesets.ttt import aids as ttt_aids
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
@@ -113,6 +114,11 @@ class TinyTableTopTanks(ModelState):
         return engine.new_table(
             setup.players, scenario=setup.scenario, options=setup.options, dice=dice
         )
+
+    def summary(self, state: Any) -> TableSummary:
+        """The shared summary with ``phase``: which of the turn's two phases (TTT-T1)."""
+        table = self._state(state)
+        return super().summary(table).model_copy(update={"phase": turns.phase_name(table)})
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:
         assert isinstance(state, TableState)

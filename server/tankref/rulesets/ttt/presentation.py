@@ -5,6 +5,11 @@ from __future__ import annotations
 from tankref.rulesets.ttt.state import TankState
 
 
+def tank_label(tank: TankState) -> str:
+    """How results name a tank: its name and id (a tooltip's last line is found by it)."""
+    return f"{tank.name} ({tank.id})"
+
+
 def markers(tank: TankState) -> list[str]:
     out: list[str] = []
     if tank.destroyed:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tankref.core.results import Result
 from tankref.core.scene import LineOfFire, PlayerSide, Ring, SceneParts, TerrainView
-from tankref.rulesets.ttt.context import tank_label
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.sight import SMOKE_INNER, SMOKE_OUTER
 from tankref.rulesets.ttt.state import TableState
 

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from tankref.core import flow
+from tankref.core.adjudication import refuse
 from tankref.core.errors import bad_value
 from tankref.core.geometry import distance
 from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, RemoveTank, SetObjective
-from tankref.rulesets.ttt.cards import MORALE_DIE, CardSet
-from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
+from tankref.rulesets.ttt.adjudication import Context
+from tankref.rulesets.ttt.cards import MORALE_DIE
+from tankref.rulesets.ttt.flow import get_tank
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.state import TankState
-from tankref.rulesets.ttt.turns import require_setup
 
 GRIZZLED_ON = 6  # TTT-C1: a 6 (after the card's modifier) makes the crew Grizzled
 
 
-def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
+# Each handler here runs during setup only: the dispatch table's guard (``engine``) says so.
+
+
+def do_place_tank(ctx: Context, action: PlaceTank) -> None:
     state = ctx.state
-    require_setup(state, "place_tank")
-    card = cards.tank(action.card)
+    card = ctx.cards.tank(action.card)
     if card is None:
         bad_value("UNKNOWN_CARD", None, f"card: no tank card {action.card!r}", field="card")
     ids = [p.id for p in state.players]
@@ -48,7 +53,10 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
     if not reserve:
         if not state.area.contains(point):
             refuse(
-                "OFF_TABLE", "TTT-S1", f"({action.x:g}, {action.z:g}) is off the table", field="x"
+                flow.OFF_TABLE,
+                "TTT-S1",
+                f"({action.x:g}, {action.z:g}) is off the table",
+                field="x",
             )
         if scenario.kind == "objective" and action.player == scenario.defender:
             if state.objective is None:
@@ -95,8 +103,7 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
     )
     if old is not None and old.card.id == card.id and old.player == action.player:
         tank.crew, tank.crew_roll = old.crew, old.crew_roll  # re-placing keeps the rolled crew
-    state.tanks[tank.id] = tank
-    ctx.edit(tank.id)
+    ctx.add(tank.id, tank)
     where = (
         "in reserve, off the table"
         if reserve
@@ -107,15 +114,12 @@ def do_place_tank(ctx: Context, action: PlaceTank, cards: CardSet) -> None:
 
 
 def do_remove_tank(ctx: Context, action: RemoveTank) -> None:
-    require_setup(ctx.state, "remove_tank")
     tank = get_tank(ctx.state, action.tank_id)
-    ctx.edit(tank.id)  # reported as removed in the result's changes
-    del ctx.state.tanks[tank.id]
+    ctx.forget(tank.id)  # reported as removed in the result's changes
     ctx.say(f"{tank_label(tank)} is taken off the table.")
 
 
 def do_place_terrain(ctx: Context, action: PlaceTerrain) -> None:
-    require_setup(ctx.state, "place_terrain")
     terrain = dict(ctx.state.terrain)
     terrain[action.piece.id] = action.piece
     ctx.state.terrain = terrain
@@ -124,18 +128,16 @@ def do_place_terrain(ctx: Context, action: PlaceTerrain) -> None:
 
 def do_set_objective(ctx: Context, action: SetObjective) -> None:
     state = ctx.state
-    require_setup(state, "set_objective")
     if state.scenario.kind != "objective":
         refuse("NOT_OBJECTIVE_GAME", "TTT-S3", "only the Objective scenario has an objective")
     if not state.area.contains((action.x, action.z)):
-        refuse("OFF_TABLE", "TTT-S3", "the objective must be on the table", field="x")
+        refuse(flow.OFF_TABLE, "TTT-S3", "the objective must be on the table", field="x")
     state.objective = (action.x, action.z)
     ctx.say(f"Objective placed at ({action.x:g}, {action.z:g}).")
 
 
 def do_crew_roll(ctx: Context, action: CrewRoll) -> None:
     state = ctx.state
-    require_setup(state, "crew_roll")
     if action.tank_id is not None:
         tank = get_tank(state, action.tank_id)
         if tank.crew != "unknown":

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from tankref.core.adjudication import refuse
 from tankref.core.geometry import distance
 from tankref.rulesets.ttt.actions import Smoke
+from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import SmokeAbility
-from tankref.rulesets.ttt.context import Context, refuse, tank_label
+from tankref.rulesets.ttt.flow import require_own_phase
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.state import SmokeScreen, TableState, TankState
-from tankref.rulesets.ttt.turns import require_own_phase
 
 
 def bars_move_engage(ability: SmokeAbility) -> bool:

@@ -4,52 +4,28 @@ from __future__ import annotations
 
 import math
 
+from tankref.core import flow
+from tankref.core.adjudication import refuse
 from tankref.core.geometry import distance
 from tankref.rulesets.ttt.actions import EndPhase, StartGame
-from tankref.rulesets.ttt.context import Context, get_tank, refuse, tank_label
+from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.morale import recover_attempt
+from tankref.rulesets.ttt.movement import rout_move
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.state import TableState, TankState
 
-
-def require_playing(state: TableState) -> None:
-    if state.status == "setup":
-        refuse("GAME_NOT_STARTED", "TTT-T1", "the game has not started: finish setup and start it")
-    if state.status == "over":
-        refuse("GAME_OVER", "TTT-T1", f"the game is over: {state.game_over_reason}")
+# The handlers here run when the dispatch table's guard (``engine``) allows: start_game in
+# setup, end_phase in play.
 
 
-def require_setup(state: TableState, what: str) -> None:
-    if state.status != "setup":
-        refuse("SETUP_OVER", "TTT-S1", f"{what} is for setup, before the game starts")
+# TTT-T1: a turn is player one's phase, then player two's; the printed text counts them ("the
+# first phase of turn one", "the second phase of turn two").
+PHASE_NAMES = ("first", "second")
 
 
-def require_present(tank: TankState) -> None:
-    label = tank_label(tank)
-    if tank.destroyed:
-        refuse("TANK_DESTROYED", "TTT-E7", f"{label} is destroyed ({tank.destroyed_by})")
-    if tank.removed:
-        refuse("TANK_GONE", "TTT-MR2", f"{label} drove off the table while Routed")
-    if not tank.on_table:
-        refuse("NOT_ON_TABLE", "TTT-S2", f"{label} has not entered the table yet")
-
-
-def require_own_phase(state: TableState, tank_id: str) -> TankState:
-    """The tank exists, is in play, and it is its owner's phase (TTT-T1)."""
-    require_playing(state)
-    tank = get_tank(state, tank_id)
-    require_present(tank)
-    if tank.player != state.active_player:
-        refuse(
-            "NOT_YOUR_PHASE",
-            "TTT-T1",
-            f"it is {state.active_player}'s phase; {tank_label(tank)} belongs to {tank.player}",
-            active_player=state.active_player,
-        )
-    if tank.stunned == "now":
-        refuse(
-            "CREW_STUNNED", "TTT-E7", f"{tank_label(tank)}'s crew is stunned: no action this phase"
-        )
-    return tank
+def phase_name(state: TableState) -> str | None:
+    """Which phase of the turn it is, in the printed words, while the game is under way."""
+    return PHASE_NAMES[state.phase] if state.status == "playing" else None
 
 
 # --- setup ------------------------------------------------------------------------------------
@@ -68,13 +44,12 @@ def phase_order(state: TableState) -> tuple[str, str]:
 
 def do_start_game(ctx: Context, action: StartGame) -> None:
     state = ctx.state
-    require_setup(state, "start_game")
     problems: list[str] = []
     for player in state.players:
         if not any(t.player == player.id for t in state.tanks.values()):
             problems.append(f"{player.id} has no tanks")
     if problems:
-        refuse("NO_TANKS", "TTT-T1", "; ".join(problems))
+        refuse(flow.NO_TANKS, "TTT-T1", "; ".join(problems))
     unrolled = sorted(t.id for t in state.tanks.values() if t.crew == "unknown")
     if unrolled:
         refuse(
@@ -167,11 +142,10 @@ def begin_phase(ctx: Context) -> None:
 
 def do_end_phase(ctx: Context, action: EndPhase) -> None:
     state = ctx.state
-    require_playing(state)
     player = state.active_player
     if action.player is not None and action.player != player:
         refuse(
-            "NOT_YOUR_PHASE",
+            flow.NOT_YOUR_PHASE,
             "TTT-T1",
             f"player: it is {player}'s phase, not {action.player}'s",
             field="player",
@@ -207,8 +181,6 @@ def end_of_phase_duties(ctx: Context, tank: TankState) -> None:
     it did not try, and the Routed drive (TTT-MR2). Each only when the tank's turn allows it:
     a stunned crew takes no action (TTT-E7), a complication from this very turn waits for the
     next (TTT-MR4), and a Routed tank that already moved this turn drives next turn."""
-    from tankref.rulesets.ttt.movement import rout_move
-
     label = tank_label(tank)
     stunned = tank.stunned == "now"
     if tank.must_recover and not tank.recover_tried:

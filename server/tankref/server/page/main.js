@@ -9,9 +9,15 @@ import { luckNodes, oddsNodes } from "./charts.js";
 import { el, replace } from "./dom.js";
 import { LogView } from "./log.js";
 
-/** "Red's phase", or "Red's combat phase" where the ruleset names the step. */
+// Phases a ruleset counts rather than names (TTT: the first and second phase of a turn).
+const COUNTED = new Set(["first", "second"]);
+
+/** "Red's phase", "Red's combat phase" where the ruleset names the step, or "Red's phase
+ *  (the second of the turn)" where it counts the turn's phases. */
 function phaseName(s) {
-  return s.phase ? `${s.active_player}'s ${s.phase} phase` : `${s.active_player}'s phase`;
+  if (!s.phase) return `${s.active_player}'s phase`;
+  if (COUNTED.has(s.phase)) return `${s.active_player}'s phase (the ${s.phase} of the turn)`;
+  return `${s.active_player}'s ${s.phase} phase`;
 }
 
 const $ = (id) => document.getElementById(id);

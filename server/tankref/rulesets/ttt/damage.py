@@ -1,0 +1,108 @@
+"""The damage card a penetrating hit draws and what it does (TTT-E7), with the morale rules a
+card sets off: a catastrophic death seen by friends (TTT-MO2), a Routed crew bailing out of
+an Immobilized tank (TTT-MR5), Shaken and Immobilized (TTT-MR4)."""
+
+from __future__ import annotations
+
+from tankref.core.adjudication import refuse
+from tankref.rulesets.ttt.adjudication import Context
+from tankref.rulesets.ttt.cards import DamageCard
+from tankref.rulesets.ttt.morale import bail_out, catastrophe_seen
+from tankref.rulesets.ttt.presentation import tank_label
+
+
+def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
+    """Without replacement from the table's deck; a full deck is shuffled in when it is empty.
+    A table that draws its own cards is asked for the one its owner drew (TTT-E7: "the player
+    controlling the hit tank must draw a damage card"), naming the cards left to draw.
+
+    Drawing a uniformly random card from what is left is the same as drawing the top card of
+    a shuffled pile, and costs the generator one number per card instead of a whole shuffle.
+    """
+    state = ctx.state
+    deck = state.deck.model_copy()
+    if not deck.draw_pile:
+        deck.draw_pile = tuple(state.rules.full_deck())
+        deck.discard = ()
+        deck.shuffles += 1
+        ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
+    pile = list(deck.draw_pile)
+    hit = state.tanks[tank_id]
+    chosen = ctx.bag.take_damage_card(
+        f"for {tank_label(hit)}: {hit.player} draws it (TTT-E7)",
+        tank_id=hit.id,
+        player=hit.player,
+        cards=sorted(set(pile)),
+        deck_reshuffled=deck.shuffles != state.deck.shuffles,
+    )
+    if chosen is None:
+        name = pile.pop(ctx.bag.uniform(len(pile)))
+    else:
+        if chosen not in pile:
+            refuse(
+                "DAMAGE_CARD_NOT_IN_DECK",
+                "TTT-E7",
+                f"dice.damage_card: {chosen!r} is not left in the deck "
+                f"(left: {', '.join(sorted(set(pile)))})",
+                field="dice.damage_card",
+            )
+        pile.remove(chosen)
+        name = chosen
+    deck.draw_pile = tuple(pile)
+    deck.discard = (*deck.discard, name)
+    state.deck = deck
+    card = state.rules.deck_card(name)
+    assert card is not None  # the pile only ever holds names from the deck
+    return card
+
+
+def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
+    t = ctx.edit(tank_id)
+    t.damage = (*t.damage, card.name)
+    label = tank_label(t)
+    effect = card.effect
+    text = f"Damage card: {card.name}."
+    if effect == "destroyed":
+        t.destroyed = True
+        t.destroyed_by = card.name
+        t.waiting = False
+        t.must_recover = False
+        text += f" {label} is destroyed" + (" (catastrophic)." if card.catastrophic else ".")
+    elif effect == "immobilized":
+        already = t.immobilized
+        t.immobilized = True
+        text += f" {label} is Immobilized" + (" (it already was)." if already else ".")
+    elif effect == "gun_damaged":
+        t.gun_damage += 1
+        text += f" {label} loses a Penetration die."
+    elif effect == "optics_damaged":
+        t.optics_damage += 1
+        text += f" {label} loses an Accuracy die."
+    elif effect == "engine_damaged":
+        text += f" {label}: half Movement, no Move Fast" + (
+            " (no further effect: the engine was already damaged)." if t.engine_damaged else "."
+        )
+        t.engine_damaged = True
+    elif effect == "turret_jammed":
+        t.turret_jammed = True
+        text += f" {label} may only Engage targets in its front arc."
+    elif effect == "crew_stunned":
+        t.stunned = "next"
+        text += f" {label}'s crew takes no action in its next phase."
+    else:
+        text += " No effect."
+    ctx.say(text)
+    ctx.event("damage", "TTT-E7", text, tank_id=tank_id, card=card.name, effect=effect)
+    if effect == "destroyed" and card.catastrophic:
+        catastrophe_seen(ctx, t)
+    if effect == "immobilized":
+        if t.morale == "routed":
+            bail_out(ctx, tank_id, "TTT-MR5", "Routed and Immobilized")
+        elif t.morale == "shaken":
+            t.must_recover = True
+            t.complication_this_turn = True  # TTT-MR4: its *next* turn is bound
+            ctx.rule(
+                "TTT-MR4",
+                f"{label} is Shaken and now Immobilized: its next turn it may only try to Recover; "
+                "failure Routs it",
+            )
