@@ -77,7 +77,7 @@ def test_once_over_everything_is_GAME_OVER_AFV_SEQ1() -> None:
     error = game.refused(Move(tank_id="B1", x=0, z=cm(90), facing=180), "GAME_OVER", "AFV-SEQ1")
     assert "turn limit" in error.message
     game.refused(EndPhase(player="Red"), "GAME_OVER", "AFV-SEQ1")
-    game.refused(RemoveTank(tank_id="R1"), "SETUP_OVER", "AFV-UNITS")
+    game.refused(RemoveTank(tank_id="R1"), "GAME_OVER", "AFV-UNITS")  # setup too
     assert _refusal(game, "R1", "fire") == ("GAME_OVER", "AFV-SEQ1")
 
 

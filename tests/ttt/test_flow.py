@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from tablekit import Game, duel
 
+from kit.ttt import Game, duel
 from tankref.core import flow
 from tankref.core.dispatch import action_classes
 from tankref.core.errors import RulesError
@@ -88,7 +88,7 @@ def test_setup_actions_after_the_start_are_SETUP_OVER_under_TTT_S1() -> None:
 
 def test_every_action_is_refused_GAME_OVER_once_the_game_has_ended_TTT_T1() -> None:
     """TTT-T1/TTT-S1: once the game has ended (here the turn limit) every action, of setup or of
-    play, is refused (GAME_OVER for play, SETUP_OVER for setup), state unchanged."""
+    play, is refused GAME_OVER (a setup action too: one answer for a finished game), state unchanged."""
     g = duel()
     g.do(
         Engage(tank_id="R1", target_id="B1"),
@@ -100,7 +100,7 @@ def test_every_action_is_refused_GAME_OVER_once_the_game_has_ended_TTT_T1() -> N
     for action in (Wait(tank_id="R1"), EndPhase(), Move(tank_id="R1", x=0, z=-18, facing=0)):
         err = g.refused(action, "GAME_OVER")
         assert err.clause == "TTT-T1" and "the game is over" in err.message
-    g.refused(StartGame(), "SETUP_OVER")
+    g.refused(StartGame(), "GAME_OVER")
 
 
 def test_a_destroyed_tank_is_DESTROYED_and_a_friend_NOT_AN_ENEMY_TTT_E1() -> None:

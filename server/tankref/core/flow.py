@@ -86,7 +86,9 @@ def _refuse(code: str, clause: str | None, message: str) -> NoReturn:
 
 
 def require_setup(state: FlowState, clause: str | None, what: str = "that") -> None:
-    """Setup only: placing units and terrain, rolling for crews ..."""
+    """Setup only: placing units and terrain, rolling for crews ... Once the game is over
+    every action is GAME_OVER, whatever its kind (one answer for a finished game)."""
+    require_not_over(state, clause)
     if state.status != "setup":
         _refuse(SETUP_OVER, clause, f"{what} is done only during setup; the game has started")
 
