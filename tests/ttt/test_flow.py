@@ -88,7 +88,8 @@ def test_setup_actions_after_the_start_are_SETUP_OVER_under_TTT_S1() -> None:
 
 def test_every_action_is_refused_GAME_OVER_once_the_game_has_ended_TTT_T1() -> None:
     """TTT-T1/TTT-S1: once the game has ended (here the turn limit) every action, of setup or of
-    play, is refused GAME_OVER (a setup action too: one answer for a finished game), state unchanged."""
+    play, is refused GAME_OVER (a setup action too: one answer for a finished game), state
+    unchanged."""
     g = duel()
     g.do(
         Engage(tank_id="R1", target_id="B1"),
