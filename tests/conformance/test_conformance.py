@@ -39,21 +39,6 @@ SAMPLES = 2000  # adjudications per odds figure
 FIGURES = 3  # odds figures sampled per ruleset
 SIGMAS = 4.0  # binomial tolerance (deterministic dice seeds: a pass stays a pass)
 
-# Menu entries whose refusal today names another code than the action's own refusal: findings
-# for the ruleset's owners (engines are outside this suite), listed with the reason so the
-# suite stays green. Such an action must still be refused and change nothing, and
-# ``test_known_disagreements_still_stand`` fails once one is fixed, so the entry goes.
-KNOWN_DISAGREEMENTS: dict[tuple[str, str, str], str] = {
-    ("afv", "embark", "NOT_INFANTRY"): (
-        "the menu says the unit is not infantry before the checks the Embark runs first "
-        "(NOT_YOUR_PHASE, ALREADY_FIRED, IMMOBILISED)"
-    ),
-    ("afv", "disembark", "NOT_CARRIED"): (
-        "the menu says the unit is not aboard before the checks the Disembark runs first "
-        "(NOT_YOUR_PHASE, DESTROYED)"
-    ),
-}
-
 
 @dataclass(frozen=True)
 class LoggedEvent:
@@ -154,9 +139,7 @@ def test_state_round_trips_through_json(name: str, seed: int) -> None:
         assert again == state
 
 
-def _check_options(
-    name: str, rules: Ruleset, state: Any, seen: Counter[str], disagreed: set[tuple[str, ...]]
-) -> None:
+def _check_options(rules: Ruleset, state: Any, seen: Counter[str]) -> None:
     for view in rules.tank_views(state):
         for entry in rules.options_for(state, view.tank_id):
             kind, allowed = entry["kind"], entry["allowed"]
@@ -170,11 +153,7 @@ def _check_options(
                     except RulesError as err:
                         pytest.fail(f"{view.tank_id}: allowed {action!r} was refused: {err!r}")
                     continue
-                known = (name, kind, entry["code"])
-                if known not in KNOWN_DISAGREEMENTS:
-                    refused(rules, state, action, entry["code"], entry.get("clause"))
-                elif refused(rules, state, action, None).code != entry["code"]:
-                    disagreed.add(known)
+                refused(rules, state, action, entry["code"], entry.get("clause"))
 
 
 @pytest.mark.parametrize(("name", "seed"), GAMES)
@@ -185,22 +164,10 @@ def test_options_agree_with_adjudication(name: str, seed: int) -> None:
     rules = get_ruleset(name)
     seen: Counter[str] = Counter()
     for state in in_play(rules, played(name, seed))[::EVERY]:
-        _check_options(name, rules, state, seen, set())
+        _check_options(rules, state, seen)
     assert sum(seen.values()) > 20, seen
     # An allowed entry always names something to do: one that built no action was unchecked.
     assert [k for k, n in seen.items() if k.endswith("allowed") and n == 0] == [], seen
-
-
-@pytest.mark.parametrize("name", sorted({k[0] for k in KNOWN_DISAGREEMENTS}))
-def test_known_disagreements_still_stand(name: str) -> None:
-    """Each listed disagreement still shows in the seeded games (a fixed one leaves the list,
-    so the suite checks that entry's code again)."""
-    rules = get_ruleset(name)
-    disagreed: set[tuple[str, ...]] = set()
-    for seed in SEEDS:
-        for state in in_play(rules, played(name, seed))[::EVERY]:
-            _check_options(name, rules, state, Counter(), disagreed)
-    assert disagreed == {k for k in KNOWN_DISAGREEMENTS if k[0] == name}
 
 
 @pytest.mark.parametrize("name", NAMES)

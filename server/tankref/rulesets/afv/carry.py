@@ -21,8 +21,9 @@ RULING_CARRY = (
 )
 
 
-def check_embark(state: TableState, action: Embark) -> tuple[UnitState, UnitState, float]:
-    team = check_may_move(state, action.tank_id)
+def check_may_board(state: TableState, tank_id: str) -> UnitState:
+    """What the team itself must be to board any carrier (the menu asks this first too)."""
+    team = check_may_move(state, tank_id)
     if team.got_out:
         refuse(
             "GOT_OUT_THIS_PHASE", "AFV-SPC1",
@@ -36,6 +37,11 @@ def check_embark(state: TableState, action: Embark) -> tuple[UnitState, UnitStat
             "MUST_MOVE_AWAY", "AFV-MV1",
             f"{unit_label(team)} is Suppressed: it may only move directly away from the enemy",
         )  # fmt: skip
+    return team
+
+
+def check_embark(state: TableState, action: Embark) -> tuple[UnitState, UnitState, float]:
+    team = check_may_board(state, action.tank_id)
     carrier = get_unit(state, action.carrier_id, "carrier_id")
     if carrier.player != team.player or not carrier.on_board:
         refuse(
@@ -72,14 +78,21 @@ def embark(ctx: AfvContext, action: Embark) -> None:
     ctx.say(f"{unit_label(t)} boards {unit_label(carrier)} (AFV-SPC1).")
 
 
-def check_disembark(state: TableState, action: Disembark) -> tuple[UnitState, UnitState, float]:
-    team = own_unit(state, action.tank_id, "AFV-SPC1")
+def check_aboard(state: TableState, tank_id: str) -> UnitState:
+    """The team's own, in its phase, and aboard a carrier (the menu asks this first too)."""
+    team = own_unit(state, tank_id, "AFV-SPC1")
     if team.carried_by is None:
         refuse("NOT_CARRIED", "AFV-SPC1", f"{unit_label(team)} is not aboard a carrier")
+    return team
+
+
+def check_disembark(state: TableState, action: Disembark) -> tuple[UnitState, UnitState, float]:
+    team = check_aboard(state, action.tank_id)
     if team.moved_cm > 0:
         refuse("EMBARKED_THIS_PHASE", "AFV-SPC1", f"{unit_label(team)} boarded this phase")
     if team.began_stopped:
         refuse("STOPPED_MARKER", "AFV-MV1", f"{unit_label(team)} began its phase Stopped")
+    assert team.carried_by is not None  # check_aboard
     carrier = get_unit(state, team.carried_by, "carrier_id")
     if not state.area.contains((action.x, action.z)):
         refuse(

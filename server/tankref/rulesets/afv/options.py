@@ -12,7 +12,7 @@ from tankref.core.flow import DESTROYED, GAME_OVER, NOT_STARTED, NOT_YOUR_PHASE
 from tankref.core.geometry import bearing
 from tankref.core.options import Option, option
 from tankref.rulesets.afv.actions import Disembark, Embark, Fire, Spot
-from tankref.rulesets.afv.carry import check_disembark, check_embark
+from tankref.rulesets.afv.carry import check_aboard, check_disembark, check_embark, check_may_board
 from tankref.rulesets.afv.context import get_unit
 from tankref.rulesets.afv.fire import check_weapon, plan_fire
 from tankref.rulesets.afv.movement import check_evade, check_may_move, move_rate, nearest_enemy
@@ -114,6 +114,7 @@ def _fire(state: TableState, unit: UnitState, odds: bool) -> dict[str, Any]:
 
 
 def _embark(state: TableState, unit: UnitState, odds: bool) -> dict[str, Any]:
+    check_may_board(state, unit.id)  # the team's own refusals first, as the Embark gives them
     carriers = []
     first: RulesError | None = None
     for other in sorted(state.units.values(), key=lambda u: u.id):
@@ -126,15 +127,13 @@ def _embark(state: TableState, unit: UnitState, odds: bool) -> dict[str, Any]:
             continue
         carriers.append(other.id)
     if not carriers:
-        if not unit.infantry:
-            raise RulesError("NOT_INFANTRY", "AFV-SPC1", f"{unit_label(unit)} is not infantry")
         raise first or RulesError("NO_CARRIER", "AFV-SPC1", "no friendly carrier on the table")
     return {"carriers": carriers}
 
 
 def _disembark(state: TableState, unit: UnitState, odds: bool) -> dict[str, Any]:
-    if unit.carried_by is None:
-        raise RulesError("NOT_CARRIED", "AFV-SPC1", f"{unit_label(unit)} is not aboard")
+    check_aboard(state, unit.id)  # in its phase and aboard, as the Disembark asks first
+    assert unit.carried_by is not None
     carrier = state.units[unit.carried_by]
     check_disembark(state, Disembark(tank_id=unit.id, x=carrier.x, z=carrier.z))
     return {"carrier_id": carrier.id, "within_cm": unit.card.move_cm}
