@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tankref import __version__
-from tankref.rulesets import DEFAULT_RULESET, ruleset_names
+from tankref.rulesets import DEFAULT_RULESET, get_ruleset, ruleset_names
 
 if TYPE_CHECKING:
     from tankref.core.ruleset import CommandVerb
@@ -27,8 +27,6 @@ RULESET_TOOLS: dict[CommandVerb, str] = {
 def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:
     """``tankref VERB --ruleset NAME ...``: the ruleset's own tool for VERB, its arguments
     parsed from ``rest``; a ruleset without one is told so with the rulesets that have it."""
-    from tankref.rulesets import get_ruleset
-
     verb: CommandVerb = args.ruleset_tool
     names = ruleset_names()
     if args.ruleset not in names:
@@ -64,8 +62,6 @@ def _ruleset_option(parser: argparse.ArgumentParser, verb: str, names: list[str]
 
 
 def _cmd_rulesets(args: argparse.Namespace) -> int:
-    from tankref.rulesets import get_ruleset
-
     for name in ruleset_names():
         info = get_ruleset(name).info()
         kinds = ", ".join(info.terrain_kinds) or "none"
@@ -76,8 +72,6 @@ def _cmd_rulesets(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    from tankref.rulesets import get_ruleset
-
     if args.ruleset not in ruleset_names():
         print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)
         return 2
