@@ -25,8 +25,9 @@ from tankref.core.ruleset import (
     from_wire,
 )
 from tankref.core.scene import LineOfFire, SceneParts
-from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay, tools
+from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay
 from tankref.rulesets.ttt import aids as ttt_aids
+from tankref.rulesets.ttt import tools as ttt_tools
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -306,7 +307,7 @@ class TinyTableTopTanks(ModelState):
     # --- the command line --------------------------------------------------------------------
     def commands(self) -> Sequence[Command]:
         """``tankref cards``, ``rulings`` and ``odds`` (``rulesets.ttt.tools``)."""
-        return tools.COMMANDS
+        return ttt_tools.COMMANDS
 
 
 def _outcome_says(key: str) -> Callable[[Result], bool]:
