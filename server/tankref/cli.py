@@ -9,61 +9,59 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tankref import __version__
-from tankref.core.errors import DataError, RulesError
-from tankref.rulesets import DEFAULT_RULESET, ruleset_names
+from tankref.rulesets import DEFAULT_RULESET, get_ruleset, ruleset_names
 
 if TYPE_CHECKING:
-    from tankref.rulesets.ttt.cards import TankCard
-    from tankref.rulesets.ttt.odds import ShotOdds
+    from tankref.core.ruleset import CommandVerb
+
+# The verbs whose tool is a ruleset's own (``Ruleset.commands``), with their line in --help.
+# The parser knows only the verb and --ruleset, so building it imports no plug-in; the tool's
+# own arguments are read in a second step, once its ruleset is loaded.
+RULESET_TOOLS: dict[CommandVerb, str] = {
+    "cards": "list the tank cards, or check a folder of card files",
+    "rulings": "the per-table rulings and their defaults",
+    "odds": "exact odds of a shot: hit, penetration, damage card, destroyed, morale",
+}
 
 
-def _cmd_cards(args: argparse.Namespace) -> int:
-    from tankref.rulesets.ttt.cards import load_cards
-
-    try:
-        cards = load_cards(Path(args.dir) if args.dir else None)
-    except DataError as err:
-        print(err, file=sys.stderr)
-        return 1
-    print(f"{'id':<18} {'name':<28} {'move':>5} {'acc':>3} {'pen':>3}  armour F/S/R/T  smoke")
-    for card in sorted(cards.tanks.values(), key=lambda c: (c.nation, c.id)):
-        a = card.armour
-        smoke = ", ".join(
-            f"{s.kind} -{s.strength}" + (f' {s.range:g}"' if s.range else "") + f" x{s.uses}"
-            for s in card.smoke
-        )
+def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:
+    """``tankref VERB --ruleset NAME ...``: the ruleset's own tool for VERB, its arguments
+    parsed from ``rest``; a ruleset without one is told so with the rulesets that have it."""
+    verb: CommandVerb = args.ruleset_tool
+    names = ruleset_names()
+    if args.ruleset not in names:
         print(
-            f"{card.id:<18} {card.name[:28]:<28} {card.movement:>5g} {card.accuracy:>3} "
-            f"{card.penetration:>3}  {a.front}/{a.side}/{a.rear}/{a.turret:<9} {smoke}"
+            f"tankref {verb}: no ruleset {args.ruleset!r} (known: {', '.join(names)})",
+            file=sys.stderr,
         )
-    deck = sum(c.count for c in cards.rules.deck)
-    print(
-        f"\n{len(cards.tanks)} tank cards; dice: {', '.join(cards.rules.dice)}; deck: {deck} cards"
+        return 2
+    rules = get_ruleset(args.ruleset)
+    tool = next((c for c in rules.commands() if c.verb == verb), None)
+    if tool is None:
+        offering = [n for n in names if any(c.verb == verb for c in get_ruleset(n).commands())]
+        print(
+            f"tankref {verb}: {rules.title} ({rules.name}) offers no `tankref {verb}`; "
+            f"rulesets that do: {', '.join(offering) or 'none'}",
+            file=sys.stderr,
+        )
+        return 2
+    parser = argparse.ArgumentParser(prog=f"tankref {verb}", description=tool.description)
+    _ruleset_option(parser, verb, names)
+    tool.add_arguments(parser)
+    # The ruleset was read in the first step: the namespace carries it, the option is for --help.
+    tool_args = parser.parse_args(rest, namespace=argparse.Namespace(ruleset=args.ruleset))
+    return tool.run(tool_args, sys.stdout, sys.stderr)
+
+
+def _ruleset_option(parser: argparse.ArgumentParser, verb: str, names: list[str]) -> None:
+    parser.add_argument(
+        "--ruleset",
+        default=DEFAULT_RULESET,
+        help=f"whose {verb}: {', '.join(names)} (default {DEFAULT_RULESET})",
     )
-    return 0
-
-
-def _cmd_rulings(args: argparse.Namespace) -> int:
-    from tankref.rulesets.ttt.readings import READINGS
-    from tankref.rulesets.ttt.state import Options
-
-    for name, field in Options.model_fields.items():
-        print(f"{name} = {field.default!r}\n    {field.description or ''}")
-    # Chosen with the dice when the table is created (POST /tables "dice"), not an option.
-    print(
-        "dice.damage_cards = 'referee'\n    TTT-E7: who draws the damage card: the referee "
-        "from its own deck, or 'table' (the hit tank's owner draws from a physical deck; the "
-        "referee asks for the card once the shot penetrated)"
-    )
-    print("\nReadings applied and reported in the result (one playable reading, no option):")
-    for clause, text in READINGS:
-        print(f"{clause}\n    {text}")
-    return 0
 
 
 def _cmd_rulesets(args: argparse.Namespace) -> int:
-    from tankref.rulesets import get_ruleset
-
     for name in ruleset_names():
         info = get_ruleset(name).info()
         kinds = ", ".join(info.terrain_kinds) or "none"
@@ -74,8 +72,6 @@ def _cmd_rulesets(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    from tankref.rulesets import get_ruleset
-
     if args.ruleset not in ruleset_names():
         print(f"no ruleset {args.ruleset!r} (known: {', '.join(ruleset_names())})", file=sys.stderr)
         return 2
@@ -99,136 +95,6 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
             f"game {seed}: {end.reason or end.status} (turn {end.turn}, {steps} actions)"
             + (f", winner {end.winner}" if end.winner else "")
         )
-    return 0
-
-
-def _count(text: str) -> int:
-    """A whole number of 0 or more (dice, cover, concealment, smoke)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _pick_card(cards: dict[str, TankCard], wanted: str, role: str) -> TankCard | None:
-    """The card with id ``wanted``; else say so on stderr, naming the closest ids."""
-    import difflib
-
-    if wanted in cards:
-        return cards[wanted]
-    by_name = {card.name.lower(): card_id for card_id, card in cards.items()}
-    close = difflib.get_close_matches(wanted.lower(), sorted(cards), n=3, cutoff=0.5)
-    close += [
-        by_name[name]
-        for name in difflib.get_close_matches(wanted.lower(), sorted(by_name), n=3, cutoff=0.5)
-        if by_name[name] not in close
-    ]
-    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(sorted(cards))}"
-    print(f"tankref odds: unknown {role} card {wanted!r}: {hint}", file=sys.stderr)
-    return None
-
-
-def _pct(p: float) -> str:
-    return f"{100 * p:7.2f}%"
-
-
-def _print_odds(odds: ShotOdds, shooter: TankCard, target: TankCard) -> None:
-    print(f"{shooter.name} ({shooter.id}) engages {target.name} ({target.id}): {odds.hit_side}")
-
-    def modifiers(accuracy: bool) -> None:
-        for m in odds.modifiers:
-            if (m.applies_to == "accuracy_dice") == accuracy:
-                print(f"{'':15}{m.amount:+d} {m.label} [{m.clause}]")
-
-    print(f"  Accuracy     {odds.accuracy_dice} white (card {shooter.accuracy})")
-    modifiers(accuracy=True)
-    cover = f" + cover {odds.cover}" if odds.cover else ""
-    print(
-        f"  Penetration  {odds.penetration_dice} red (card {shooter.penetration}) vs "
-        f"{odds.hit_side} armour {odds.armour}{cover}: {odds.needed} PEN needed"
-    )
-    modifiers(accuracy=False)
-    if odds.grizzled_policy:
-        stages = [
-            stage
-            for stage, ok in (
-                ("Accuracy", odds.reroll_accuracy),
-                ("Penetration", odds.reroll_penetration),
-            )
-            if ok
-        ]
-        where = " or ".join(stages) if stages else "nothing (none declared)"
-        print(f"  Grizzled     one reroll, on {where} ({odds.grizzled_policy})")
-    rows = [
-        ("hit", "p_hit"),
-        ("penetrate, given a hit", "p_penetrate_given_hit"),
-        ("penetrate", "p_penetrate"),
-        ("destroyed", "p_destroyed"),
-        ("  by the damage card", "p_destroyed_by_card"),
-        ("  crew bails out (TTT-MR5)", "p_bail_out"),
-        ("target fails morale", "p_morale_failure"),
-    ]
-    print(f"\n  {'outcome':<30}{'chance':>8}   exact")
-    for label, name in rows:
-        print(f"  {label:<30}{_pct(getattr(odds, name))}   {odds.exact[name]}")
-    source = "a full deck" if odds.deck_reshuffled else f"the {odds.deck_left} cards left"
-    print(f"\n  {'damage card (' + source + ')':<44}{'if pen.':>8}{'overall':>9}")
-    for c in odds.cards:
-        effect = c.effect.replace("_", " ") + (", catastrophic" if c.catastrophic else "")
-        name = f"{c.name} x{c.left}"
-        print(f"  {name:<20}{effect:<24}{_pct(c.p_given_penetration)} {_pct(c.p)}")
-    if not odds.morale.checks:
-        print(f"\n  {odds.morale.why_not}")
-
-
-def _cmd_odds(args: argparse.Namespace) -> int:
-    from tankref.rulesets.ttt.cards import default_cards, load_cards
-    from tankref.rulesets.ttt.odds import odds_for_situation
-    from tankref.rulesets.ttt.state import Options
-
-    try:
-        cards = load_cards(Path(args.cards_dir)) if args.cards_dir else default_cards()
-    except DataError as err:
-        print(err, file=sys.stderr)
-        return 1
-    shooter = _pick_card(cards.tanks, args.shooter, "shooter")
-    target = _pick_card(cards.tanks, args.target, "target")
-    if shooter is None or target is None:
-        return 2
-    policy = args.grizzled_policy
-    options = Options(cover=args.cover_rule, grizzled_reroll="auto" if policy == "auto" else "ask")
-    try:
-        odds = odds_for_situation(
-            shooter,
-            target,
-            side=args.side,
-            moved=args.moved,
-            shaken=args.shaken,
-            optics_damage=args.optics,
-            gun_damage=args.gun,
-            target_fast=args.target_fast,
-            cover=args.cover,
-            concealment=args.concealment,
-            smoke=args.smoke,
-            grizzled=args.grizzled,
-            declared=None if policy == "auto" else policy,
-            target_grizzled=args.target_grizzled,
-            target_morale=args.target_morale,
-            target_immobilized=args.target_immobilized,
-            second_hit=args.second_hit,
-            options=options,
-            rules=cards.rules,
-        )
-    except RulesError as err:
-        print(f"tankref odds: {err.message}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(odds.model_dump_json(indent=2))
-    else:
-        _print_odds(odds, shooter, target)
     return 0
 
 
@@ -360,7 +226,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         data = json.loads(Path(args.export).read_text(encoding="utf-8"))
         table = data.get("table") if isinstance(data, dict) else None
         ruleset = table.get("ruleset") if isinstance(table, dict) else None
-        installed = engine_version(ruleset) if isinstance(ruleset, str) else None
+        # An unknown ruleset has no engine here: verify_export says so (the file, exit 2).
+        installed = engine_version(ruleset) if ruleset in ruleset_names() else None
         report = verify_export(data, installed, require_seed=args.require_seed, head=args.head)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
         # ExportUnreadable and broken JSON are ValueErrors: the file, not the game, is wrong
@@ -389,12 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.set_defaults(run=_cmd_rulesets)
 
-    cards = sub.add_parser("cards", help="list the tank cards, or check a folder of card files")
-    cards.add_argument("--dir", help="a card folder (tanks/*.toml, dice.toml, damage-deck.toml)")
-    cards.set_defaults(run=_cmd_cards)
-
-    rulings = sub.add_parser("rulings", help="the per-table rulings and their defaults")
-    rulings.set_defaults(run=_cmd_rulings)
+    for verb, line in RULESET_TOOLS.items():
+        # No -h here: `tankref VERB --help` is the ruleset's tool's (the second step).
+        tool = sub.add_parser(verb, help=line, add_help=False)
+        _ruleset_option(tool, verb, names)
+        tool.set_defaults(ruleset_tool=verb)
 
     play = sub.add_parser("selfplay", help="watch scripted sides play seeded games")
     play.add_argument("--games", type=int, default=1, help="how many games (default 1)")
@@ -406,58 +272,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"which rules the sides play: {', '.join(names)} (default {DEFAULT_RULESET})",
     )
     play.set_defaults(run=_cmd_selfplay)
-
-    odds = sub.add_parser(
-        "odds",
-        help="exact odds of a shot: hit, penetration, damage card, destroyed, morale",
-        description="The exact odds (fractions, not sampling) of SHOOTER_CARD engaging "
-        "TARGET_CARD on the side named, with the modifiers given, drawing from a full deck.",
-    )
-    odds.add_argument("shooter", metavar="SHOOTER_CARD", help="tank card id, e.g. tiger-i")
-    odds.add_argument("target", metavar="TARGET_CARD", help="tank card id, e.g. m4a1-sherman")
-    odds.add_argument(
-        "--side",
-        choices=("front", "side", "rear", "turret"),
-        default="front",
-        help="the side hit (turret: hull-down); default front",
-    )
-    odds.add_argument("--moved", action="store_true", help="the shooter moved (-2, TTT-M1)")
-    odds.add_argument("--shaken", action="store_true", help="Shaken shooter (-1, TTT-MR1)")
-    odds.add_argument("--optics", type=_count, default=0, help="Optics Damaged cards (-1 each)")
-    odds.add_argument("--gun", type=_count, default=0, help="Gun Damaged cards (-1 red each)")
-    odds.add_argument(
-        "--target-fast", action="store_true", help="target Moving Fast (TTT-M2, if its card)"
-    )
-    odds.add_argument("--cover", type=_count, default=0, help="Cover bonus N (TTT-CV1)")
-    odds.add_argument(
-        "--cover-rule",
-        choices=("armour", "literal"),
-        default="armour",
-        help="TTT-E5: Cover on the armour only (default), or also off the red dice",
-    )
-    odds.add_argument("--concealment", type=_count, default=0, help="concealment N (TTT-CN1)")
-    odds.add_argument("--smoke", type=_count, default=0, help="smoke N on the line (TTT-SM3)")
-    odds.add_argument("--grizzled", action="store_true", help="Grizzled shooter (TTT-CR1)")
-    odds.add_argument(
-        "--grizzled-policy",
-        choices=("auto", "accuracy", "penetration", "none"),
-        default="auto",
-        help="auto: the reroll is spent where it can change the outcome; accuracy, "
-        "penetration, none: the ask option with that declaration",
-    )
-    odds.add_argument("--target-grizzled", action="store_true", help="no morale checks (MO1)")
-    odds.add_argument(
-        "--target-morale", choices=("ok", "shaken", "routed"), default="ok", help="default ok"
-    )
-    odds.add_argument("--target-immobilized", action="store_true")
-    odds.add_argument(
-        "--second-hit",
-        action="store_true",
-        help="another enemy tank hit the target this turn (TTT-MO2 trigger 2)",
-    )
-    odds.add_argument("--cards-dir", help="a card folder to read the cards, dice and deck from")
-    odds.add_argument("--json", action="store_true", help="the full answer as JSON")
-    odds.set_defaults(run=_cmd_odds)
 
     from tankref.server.settings import DEFAULT_HOST, DEFAULT_PORT
 
@@ -598,9 +412,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    tool = getattr(args, "ruleset_tool", None)
+    if rest and tool is None:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")  # as parse_args says it
     try:
-        code: int = args.run(args)
+        code: int = _cmd_ruleset_tool(args, rest) if tool else args.run(args)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         sys.stderr.close()
         return 0

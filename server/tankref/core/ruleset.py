@@ -10,15 +10,19 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Literal, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TextIO, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tankref.core.aids import Aids
+from tankref.core.carddata import fingerprint, shipped_dir
 from tankref.core.dice import DiceState, SuppliedDice, dice_taken
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.scene import LineOfFire, SceneParts
+
+if TYPE_CHECKING:  # a tool's arguments: the core itself parses no command line
+    import argparse
 
 T = TypeVar("T")
 
@@ -220,6 +224,15 @@ class Ruleset(Protocol):
     # referee rolls them all); a refusal raises ``RulesError``.
     def accept_dice(self, state: Any, dice: SuppliedDice) -> SuppliedDice | None: ...
 
+    # --- the command line --------------------------------------------------------------------
+    # The tools it offers under tankref's ruleset verbs (``tankref cards|rulings|odds
+    # --ruleset NAME``), at most one a verb; none by default.
+    def commands(self) -> Sequence[Command]: ...
+
+    # A short hash of the data that decides its results (its card files): part of the engine
+    # version every result records. A ruleset whose data lives in its own package says so.
+    def data_fingerprint(self) -> str: ...
+
 
 class NoOddsChoices(BaseModel):
     """An odds query with nothing to choose: whatever it is sent is not read."""
@@ -283,6 +296,15 @@ class ModelState:
         return dice_taken(
             self.dice_state(state), dice, damage_deck=rules.damage_deck, title=rules.title
         )
+
+    # --- the command line: no tools; data in tankref's own card folder -----------------------
+    def commands(self) -> Sequence[Command]:
+        return ()
+
+    def data_fingerprint(self) -> str:
+        """The shipped folder ``tankref/cards/<name>`` (the built-in four keep the engine
+        versions their tables recorded; a name with no folder hashes nothing)."""
+        return fingerprint(shipped_dir(cast(Ruleset, self).name))
 
 
 # --- what a ruleset says about itself: listed by the referee, the CLI and the TTS save ---------
@@ -427,3 +449,21 @@ def numbered_dice(die: str, count: int, sides: Literal[6, 20] = 6) -> SaveDice:
         nickname=f"{die} die",
         description=f"a {die}: the referee reads its face number",
     )
+
+
+# --- the command line: a tool a ruleset offers under one of tankref's verbs ------------------
+# The verbs are tankref's (its --help lists them without importing a plug-in); what each does
+# for a ruleset is the ruleset's.
+CommandVerb = Literal["cards", "rulings", "odds"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """``tankref VERB --ruleset NAME ...``: the verb's description (its ``--help``), the
+    arguments it adds, and what it does with them: ``run(args, stdout, stderr)`` writes to the
+    streams it is given and returns the exit code (0 done, 1 bad data, 2 a bad request)."""
+
+    verb: CommandVerb
+    description: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int]

@@ -23,7 +23,6 @@ from pydantic import ValidationError
 
 from tankref import __version__
 from tankref.core import chain
-from tankref.core.carddata import fingerprint, shipped_dir
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.core.results import Result, chat_lines
@@ -91,8 +90,9 @@ def _reply(
 
 
 def engine_version(ruleset: str) -> str:
-    """tankref's version and the card data's fingerprint: what decided a result."""
-    return f"{__version__}+{ruleset}.cards.{fingerprint(shipped_dir(ruleset))}"
+    """tankref's version and the ruleset's data fingerprint (its ``data_fingerprint``):
+    what decided a result."""
+    return f"{__version__}+{ruleset}.cards.{get_ruleset(ruleset).data_fingerprint()}"
 
 
 @dataclass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -15,6 +15,7 @@ from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import (
+    Command,
     ModelState,
     OddsTrial,
     PlayRecord,
@@ -27,6 +28,7 @@ from tankref.core.ruleset import (
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay, turns
 from tankref.rulesets.ttt import aids as ttt_aids
+from tankref.rulesets.ttt import tools as ttt_tools
 from tankref.rulesets.ttt.actions import (
     ACTION_ADAPTER,
     Action,
@@ -307,6 +309,11 @@ class TinyTableTopTanks(ModelState):
                         )
                     )
         return trials
+
+    # --- the command line --------------------------------------------------------------------
+    def commands(self) -> Sequence[Command]:
+        """``tankref cards``, ``rulings`` and ``odds`` (``rulesets.ttt.tools``)."""
+        return ttt_tools.COMMANDS
 
 
 def _outcome_says(key: str) -> Callable[[Result], bool]:
