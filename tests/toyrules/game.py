@@ -224,9 +224,16 @@ def _enemies(state: ToyState, tank: Tank) -> list[Tank]:
 def _check_target(state: ToyState, tank: Tank, target_id: str) -> Tank:
     target = _tank(state, target_id, "target_id")
     if target.player == tank.player:
-        refuse(NOT_AN_ENEMY, "TOY-F1", f"target_id: {target.name} is on your side")
+        refuse(
+            NOT_AN_ENEMY, "TOY-F1", f"target_id: {target.name} is on your side", field="target_id"
+        )
     if target.destroyed or not _in_range(tank, target):
-        refuse("NO_TARGET", "TOY-F1", f"target_id: {target.name} is not within {RANGE:g} in")
+        refuse(
+            "NO_TARGET",
+            "TOY-F1",
+            f"target_id: {target.name} is not within {RANGE:g} in",
+            field="target_id",
+        )
     return target
 
 
@@ -234,7 +241,12 @@ def _fire_option(state: ToyState, tank: Tank) -> dict[str, Any]:
     _may_fire(state, tank)
     targets = [t for t in _enemies(state, tank) if _in_range(tank, t)]
     if not targets:
-        refuse("NO_TARGET", "TOY-F1", f"target_id: no enemy tank within {RANGE:g} in")
+        refuse(
+            "NO_TARGET",
+            "TOY-F1",
+            f"target_id: no enemy tank within {RANGE:g} in",
+            field="target_id",
+        )
     return {"targets": [_odds(tank, t).model_dump() for t in targets]}
 
 
