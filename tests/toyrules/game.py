@@ -215,39 +215,30 @@ def _in_range(tank: Tank, other: Tank) -> bool:
 
 
 def _enemies(state: ToyState, tank: Tank) -> list[Tank]:
-    return sorted(
-        (t for t in state.tanks.values() if t.player != tank.player and not t.destroyed),
-        key=lambda t: t.id,
-    )
+    alive = [t for t in state.tanks.values() if t.player != tank.player and not t.destroyed]
+    return sorted(alive, key=lambda t: t.id)
+
+
+def _targets(state: ToyState, tank: Tank) -> list[Tank]:
+    return [t for t in _enemies(state, tank) if _in_range(tank, t)]
 
 
 def _check_target(state: ToyState, tank: Tank, target_id: str) -> Tank:
     target = _tank(state, target_id, "target_id")
     if target.player == tank.player:
+        refuse(NOT_AN_ENEMY, "TOY-F1", f"target_id: {target.name} is yours", field="target_id")
+    if target not in _targets(state, tank):
         refuse(
-            NOT_AN_ENEMY, "TOY-F1", f"target_id: {target.name} is on your side", field="target_id"
-        )
-    if target.destroyed or not _in_range(tank, target):
-        refuse(
-            "NO_TARGET",
-            "TOY-F1",
-            f"target_id: {target.name} is not within {RANGE:g} in",
-            field="target_id",
+            "NO_TARGET", "TOY-F1", f"target_id: {target.name} is not in range", field="target_id"
         )
     return target
 
 
 def _fire_option(state: ToyState, tank: Tank) -> dict[str, Any]:
     _may_fire(state, tank)
-    targets = [t for t in _enemies(state, tank) if _in_range(tank, t)]
-    if not targets:
-        refuse(
-            "NO_TARGET",
-            "TOY-F1",
-            f"target_id: no enemy tank within {RANGE:g} in",
-            field="target_id",
-        )
-    return {"targets": [_odds(tank, t).model_dump() for t in targets]}
+    if not _targets(state, tank):
+        refuse("NO_TARGET", "TOY-F1", f"no enemy tank within {RANGE:g} in", field="target_id")
+    return {"targets": [_odds(tank, t).model_dump() for t in _targets(state, tank)]}
 
 
 def _p_hit(tank: Tank) -> Fraction:
@@ -271,9 +262,7 @@ def place_tank(ctx: ToyContext, action: PlaceTank) -> None:
     if card is None:
         bad_value("UNKNOWN_CARD", "TOY-S1", f"card: no card {action.card!r}", field="card")
     if action.player not in {p.id for p in ctx.state.players}:
-        bad_value(
-            "UNKNOWN_PLAYER", "TOY-S1", f"player: no player {action.player!r}", field="player"
-        )
+        bad_value("UNKNOWN_PLAYER", "TOY-S1", f"player: no {action.player!r}", field="player")
     if not AREA.contains((action.x, action.z)):
         refuse(OFF_TABLE, "TOY-S1", f"({action.x:g}, {action.z:g}) is off the field", field="x")
     name = action.name or f"{action.player} {card.name}"
@@ -594,7 +583,7 @@ class ToyTanks(ModelState):
         tank = _tank(state, shooter_id, "shooter_id")
         _may_fire(state, tank)
         if target_id is None:
-            return [_odds(tank, t) for t in _enemies(state, tank) if _in_range(tank, t)]
+            return [_odds(tank, t) for t in _targets(state, tank)]
         return [_odds(tank, _check_target(state, tank, target_id))]
 
     def luck_trials(self, state_before: Any, action: Any, result: Result) -> list[LuckTrial]:
