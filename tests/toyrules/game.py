@@ -176,9 +176,6 @@ class ToyContext(Context[ToyState, Tank]):
 
     tracked: ClassVar[tuple[str, ...]] = ("x", "z", "facing", "moved", "fired", "destroyed")
 
-    def label(self, unit: Tank) -> str:
-        return unit.name
-
     def view(self, unit: Tank, last_line: str | None) -> tuple[list[str], str]:
         return _markers(unit), _tooltip(unit)
 
@@ -210,17 +207,13 @@ def _may_fire(state: ToyState, tank: Tank) -> None:
         refuse("ALREADY_FIRED", TURN, f"{tank.name} has fired this turn")
 
 
-def _in_range(tank: Tank, other: Tank) -> bool:
-    return math.dist((tank.x, tank.z), (other.x, other.z)) <= RANGE
-
-
 def _enemies(state: ToyState, tank: Tank) -> list[Tank]:
     alive = [t for t in state.tanks.values() if t.player != tank.player and not t.destroyed]
     return sorted(alive, key=lambda t: t.id)
 
 
 def _targets(state: ToyState, tank: Tank) -> list[Tank]:
-    return [t for t in _enemies(state, tank) if _in_range(tank, t)]
+    return [t for t in _enemies(state, tank) if math.dist((tank.x, tank.z), (t.x, t.z)) <= RANGE]
 
 
 def _check_target(state: ToyState, tank: Tank, target_id: str) -> Tank:
