@@ -22,16 +22,20 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
+import toyrules
 from kit import adjudicated, get_ruleset, refused, ruleset_names
 from tankref.core.errors import RulesError
 from tankref.core.ruleset import OddsTrial, PlayRecord, Ruleset
 from tankref.core.timeline import Timeline, result_digest, state_digest
+from tankref.rulesets import registered
 
 SEEDS = (0, 1, 2, 3)
 EVERY = 4  # options are checked in every 4th position of a game (all tanks, all entries)
@@ -88,13 +92,29 @@ def in_play(rules: Ruleset, game: Played) -> list[Any]:
     return [s for s in game.positions if rules.summary(s).status == "playing"]
 
 
-NAMES = ruleset_names()
+# Rulesets that live under tests/ (a folder each, installed nowhere): registered while this
+# module runs, each by its one line, so the suite runs over them too while every other module
+# still sees only the installed ones.
+TEST_RULESETS = {toyrules.NAME: toyrules.ruleset}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _test_rulesets_registered() -> Iterator[None]:
+    with ExitStack() as stack:
+        for name, factory in TEST_RULESETS.items():
+            stack.enter_context(registered(name, factory))
+        yield
+
+
+NAMES = sorted({*ruleset_names(), *TEST_RULESETS})
 GAMES = [(name, seed) for name in NAMES for seed in SEEDS]
 
 
 def test_every_ruleset_is_under_the_suite() -> None:
-    """The suite runs over the registry (and the registry is not empty)."""
-    assert {"ttt", "afv", "mtc", "yrd"} <= set(NAMES)
+    """The suite runs over the registry (and the registry is not empty), and over the
+    rulesets that live under tests/, registered for it."""
+    assert {"ttt", "afv", "mtc", "yrd", "toy"} <= set(NAMES)
+    assert set(NAMES) == set(ruleset_names())
 
 
 @pytest.mark.parametrize(("name", "seed"), GAMES)

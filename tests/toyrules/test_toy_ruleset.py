@@ -18,8 +18,12 @@ import httpx
 import pytest
 
 import toyrules
+from kit import Table as EngineTable
+from kit import faces
 from serverkit import LiveReferee, Table, live_referee, new_table
 from tankref.cli import main
+from tankref.core.dice import DiceState
+from tankref.core.errors import BadValue, NotFound
 from tankref.rulesets import get_ruleset, registered, ruleset_names
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -201,3 +205,122 @@ def test_an_installed_package_adds_a_ruleset_by_entry_point(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "toy   Toy tanks (clauses TOY-)" in done.stdout
     assert "ttt   TinyTableTopTanks" in done.stdout
+
+
+def _engine_duel() -> EngineTable:
+    """Through the Ruleset interface alone: Red's R1 (tankette) at (0, 0) and R2 (gun tank) at
+    (-20, 0), Blue's B1 (gun tank) 10 in north of R1; started, Red's turn, table dice."""
+    rules = get_ruleset("toy")
+    state = rules.new_table(rules.parse_setup({}), DiceState(source="table"))
+    table = EngineTable("toy", state)
+    for tank_id, card, player, x, z in [
+        ("R1", "tankette", "Red", 0.0, 0.0),
+        ("R2", "gun-tank", "Red", -20.0, 0.0),
+        ("B1", "gun-tank", "Blue", 0.0, 10.0),
+    ]:
+        put = {"kind": "place_tank", "tank_id": tank_id, "card": card, "player": player}
+        table.apply(rules.parse_action({**put, "x": x, "z": z}))
+    table.apply(rules.parse_action({"kind": "start_game"}))
+    return table
+
+
+def test_flow_refusals_use_the_cores_codes_toy_s1_s2_t1(toy_registered: None) -> None:
+    """TOY-S1/S2/T1 through the core's shared guards and codes: NOT_STARTED in setup,
+    SETUP_OVER once started, NOT_YOUR_PHASE on the other player's turn (the toy's old
+    NOT_YOUR_TURN), GAME_OVER once a side has no tank (TOY-V1); each refusal changes nothing."""
+    rules = get_ruleset("toy")
+    setup = EngineTable("toy", rules.new_table(rules.parse_setup({}), DiceState()))
+    setup.expect_refusal(rules.parse_action({"kind": "end_turn"}), "NOT_STARTED", "TOY-T1")
+    setup.expect_refusal(rules.parse_action({"kind": "start_game"}), "NO_TANKS", "TOY-S2")
+    table = _engine_duel()
+    place = {"kind": "place_tank", "tank_id": "R3", "card": "tankette", "player": "Red"}
+    table.expect_refusal(rules.parse_action({**place, "x": 1.0, "z": 1.0}), "SETUP_OVER", "TOY-S1")
+    table.expect_refusal(rules.parse_action({"kind": "start_game"}), "SETUP_OVER", "TOY-S2")
+    blue_moves = rules.parse_action({"kind": "move", "tank_id": "B1", "x": 0, "z": 9, "facing": 0})
+    table.expect_refusal(blue_moves, "NOT_YOUR_PHASE", "TOY-T1")
+    own = rules.parse_action({"kind": "fire", "tank_id": "R1", "target_id": "R2"})
+    table.expect_refusal(own, "NOT_AN_ENEMY", "TOY-F1")
+    far = rules.parse_action({"kind": "fire", "tank_id": "R2", "target_id": "B1"})
+    table.expect_refusal(far, "NO_TARGET", "TOY-F1")
+    table.apply(
+        rules.parse_action({"kind": "fire", "tank_id": "R1", "target_id": "B1"}), faces(d6=[4])
+    )
+    assert rules.summary(table.state).winner == "Red"
+    table.expect_refusal(rules.parse_action({"kind": "end_turn"}), "GAME_OVER", "TOY-T1")
+
+
+def test_unknown_tank_is_not_found_and_unknown_card_a_bad_value_toy_s1(
+    toy_registered: None,
+) -> None:
+    """UNKNOWN_TANK is the core's not-found kind, UNKNOWN_CARD (TOY-S1) its bad-value kind."""
+    rules = get_ruleset("toy")
+    table = _engine_duel()
+    gone = rules.parse_action({"kind": "fire", "tank_id": "R1", "target_id": "B9"})
+    assert isinstance(table.expect_refusal(gone, "UNKNOWN_TANK", None), NotFound)
+    table = EngineTable("toy", rules.new_table(rules.parse_setup({}), DiceState()))
+    put = {"kind": "place_tank", "tank_id": "R1", "card": "tiger", "player": "Red", "x": 0, "z": 0}
+    assert isinstance(
+        table.expect_refusal(rules.parse_action(put), "UNKNOWN_CARD", "TOY-S1"), BadValue
+    )
+
+
+def test_results_list_what_changed_on_each_tank_toy_m1_f1(toy_registered: None) -> None:
+    """The core Context's change tracking: a move lists the tank's new place (TOY-M1); a shot
+    lists the shooter as fired and the target destroyed, with its marker (TOY-F1)."""
+    rules = get_ruleset("toy")
+    table = _engine_duel()
+    moved = table.apply(
+        rules.parse_action({"kind": "move", "tank_id": "R1", "x": 0.0, "z": 6.0, "facing": 0.0})
+    )
+    assert [(c.tank_id, c.changes) for c in moved.changes] == [
+        ("R1", {"z": [0.0, 6.0], "moved": [False, True]})
+    ]
+    shot = table.apply(
+        rules.parse_action({"kind": "fire", "tank_id": "R1", "target_id": "B1"}), faces(d6=[4])
+    )
+    changes = {c.tank_id: c for c in shot.changes}
+    assert changes["R1"].changes == {"fired": [False, True]}
+    assert changes["B1"].changes == {"destroyed": [False, True]}
+    assert changes["B1"].markers == ["destroyed"]
+
+
+def test_aids_served_from_the_moves_and_shots_own_checks_toy_m1_f1_t1(
+    referee: LiveReferee,
+) -> None:
+    """GET .../aids: R1's ring is its card's 6 in (TOY-M1) and its line to B1 (10 in) may
+    fire (TOY-F1); B1 on Red's turn may neither move nor fire, with the action's own refusal
+    (NOT_YOUR_PHASE, TOY-T1); once R1 has moved its ring gives way to ALREADY_MOVED."""
+    table = _duel(referee.url)
+    red = table.ok(table.http.get(table.path("/tanks/R1/aids")))
+    assert [(m["shape"], m["radius"], m["clause"]) for m in red["move"]] == [
+        ("ring", 6.0, "TOY-M1")
+    ]
+    assert [(ln["target_id"], ln["range"], ln["may_fire"]) for ln in red["lines"]] == [
+        ("B1", 10.0, True)
+    ]
+    blue = table.ok(table.http.get(table.path("/tanks/B1/aids")))
+    assert blue["move"] == [] and blue["move_refused"]["code"] == "NOT_YOUR_PHASE"
+    assert blue["lines"][0]["refused"]["clause"] == "TOY-T1"
+    refused = table.act({"kind": "move", "tank_id": "B1", "x": 0.0, "z": 9.0, "facing": 0.0})
+    assert refused.json()["code"] == blue["move_refused"]["code"]
+    table.ok(table.act({"kind": "move", "tank_id": "R1", "x": 0.0, "z": -6.0, "facing": 0.0}))
+    again = table.ok(table.http.get(table.path("/tanks/R1/aids")))
+    assert again["move"] == [] and again["move_refused"]["code"] == "ALREADY_MOVED"
+    assert (
+        again["lines"][0]["range"] == 16.0 and again["lines"][0]["refused"]["code"] == "NO_TARGET"
+    )
+    missing = table.http.get(table.path("/tanks/R9/aids"))
+    assert missing.status_code == 404 and missing.json()["code"] == "UNKNOWN_TANK"
+
+
+def test_bad_input_is_a_4xx_naming_the_field_toy_s1(referee: LiveReferee) -> None:
+    """An unknown card is 422 naming ``card``; an unknown tank 404 naming ``tank_id``; the
+    table and its log are unchanged."""
+    table = new_table(referee.url, ruleset="toy", setup={"players": ["Red", "Blue"]})
+    before = table.snapshot()
+    card = table.put_tank("R1", card="tiger", player="Red", x=0.0, z=0.0, facing=0.0)
+    assert card.status_code == 422, card.text
+    assert card.json()["code"] == "UNKNOWN_CARD" and card.json()["field"].endswith("card")
+    gone = table.act({"kind": "remove_tank", "tank_id": "R9"})
+    assert gone.status_code == 404 and gone.json()["field"].endswith("tank_id")
+    assert table.snapshot() == before
