@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from tankref.core.adjudication import Context, refuse
+from tankref.core.adjudication import Context, find_unit, refuse
 from tankref.core.dice import DiceState, DieSpec, Face
 from tankref.core.dispatch import ALWAYS, PLAY, SETUP, Dispatch, Step
 from tankref.core.errors import RulesError
@@ -115,3 +115,12 @@ def test_an_always_step_has_no_status_guard() -> None:
         with pytest.raises(RulesError) as err:
             table(Work(board, {}, {"d6": D6}, None), board, Hail())
         assert err.value.code == "NO_HAIL", status
+
+
+def test_an_unknown_unit_is_not_found_naming_the_field() -> None:
+    pieces = {"a": Piece(id="a", name="A")}
+    assert find_unit(pieces, "a").name == "A"
+    with pytest.raises(RulesError) as err:
+        find_unit(pieces, "zz", "target_id", noun="unit")
+    assert (err.value.code, err.value.kind) == ("UNKNOWN_TANK", "not_found")
+    assert err.value.details["field"] == "target_id" and "no unit 'zz'" in err.value.message

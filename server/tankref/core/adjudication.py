@@ -21,13 +21,28 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
-from tankref.core.errors import RulesError
+from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
 
 
 def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
     """The rules say no: a stable ``code``, the ``clause``, a message a player can act on."""
     raise RulesError(code, clause, message, details)
+
+
+V = TypeVar("V")
+
+
+def find_unit(
+    units: Mapping[str, V], unit_id: str, field: str = "tank_id", noun: str = "tank"
+) -> V:
+    """The unit a request names, or UNKNOWN_TANK (not found) naming the field."""
+    unit = units.get(unit_id)
+    if unit is None:
+        not_found(
+            "UNKNOWN_TANK", None, f"{field}: no {noun} {unit_id!r} on this table", field=field
+        )
+    return unit
 
 
 class WorkingState(Protocol):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tankref.core.adjudication import Context, refuse
+from tankref.core.adjudication import Context, find_unit, refuse
 from tankref.core.dice import SuppliedDice
-from tankref.core.errors import not_found
 from tankref.core.flow import DESTROYED, NOT_YOUR_PHASE, require_playing
 from tankref.rulesets.afv.cards import CardSet, default_cards
 from tankref.rulesets.afv.presentation import markers, tooltip, unit_label
@@ -50,10 +49,7 @@ class AfvContext(Context[TableState, UnitState]):
 
 
 def get_unit(state: TableState, unit_id: str, field: str = "tank_id") -> UnitState:
-    unit = state.units.get(unit_id)
-    if unit is None:
-        not_found("UNKNOWN_TANK", None, f"{field}: no unit {unit_id!r} on this table", field=field)
-    return unit
+    return find_unit(state.units, unit_id, field, noun="unit")
 
 
 def own_unit(state: TableState, unit_id: str, clause: str) -> UnitState:

@@ -9,17 +9,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from tankref.core.adjudication import Context
-from tankref.core.errors import not_found
+from tankref.core.adjudication import Context, find_unit
 from tankref.rulesets.mtc.presentation import markers, tooltip
 from tankref.rulesets.mtc.state import TableState, TankState
 
 
 def get_tank(state: TableState, tank_id: str, field: str = "tank_id") -> TankState:
-    tank = state.tanks.get(tank_id)
-    if tank is None:
-        not_found("UNKNOWN_TANK", None, f"{field}: no tank {tank_id!r} on this table", field=field)
-    return tank
+    return find_unit(state.tanks, tank_id, field)
 
 
 def label(tank: TankState) -> str:

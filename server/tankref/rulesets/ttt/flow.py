@@ -8,8 +8,7 @@ is on the table, in play, its owner's and not stunned.
 from __future__ import annotations
 
 from tankref.core import flow
-from tankref.core.adjudication import refuse
-from tankref.core.errors import not_found
+from tankref.core.adjudication import find_unit, refuse
 from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.state import TableState, TankState
 
@@ -17,10 +16,7 @@ PHASES = "TTT-T1"  # the clause of the turn's phases: who acts when
 
 
 def get_tank(state: TableState, tank_id: str, field: str = "tank_id") -> TankState:
-    tank = state.tanks.get(tank_id)
-    if tank is None:
-        not_found("UNKNOWN_TANK", None, f"{field}: no tank {tank_id!r} on this table", field=field)
-    return tank
+    return find_unit(state.tanks, tank_id, field)
 
 
 def require_playing(state: TableState) -> None:
