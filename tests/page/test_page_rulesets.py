@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from kit.afv import cm
 from pagekit import Watch
@@ -110,9 +111,25 @@ def check_log(page: Any, table: Table) -> list[dict[str, Any]]:
     return log
 
 
+def pick(page: Any, unit: str) -> None:
+    """Click ``unit`` on the board. The board is drawn afresh whenever the table changes or a
+    unit is picked, so a click can land while the drawing it aimed at is being replaced;
+    Playwright then finds the old circle without a box ("not visible"). Aim again at the
+    new drawing: a real click on the unit's hit area, never a synthetic event."""
+    where = f'#board .tank[data-tank="{unit}"] .hit-area'
+    for attempt in range(3):
+        page.locator(where).wait_for(state="attached")
+        try:
+            page.click(where, force=True, timeout=5_000)
+            return
+        except PlaywrightError:
+            if attempt == 2:
+                raise
+
+
 def check_odds(page: Any, table: Table, unit: str) -> dict[str, Any]:
     """Pick ``unit`` on the board: per target, a bar per p_* chance, the exact fractions."""
-    page.click(f'#board .tank[data-tank="{unit}"] .hit-area', force=True)
+    pick(page, unit)
     page.wait_for_selector(f'#odds[data-tank="{unit}"]')
     reply: dict[str, Any] = table.ok(table.http.get(table.path(f"/tanks/{unit}/odds")))
     assert reply["odds"], "pick a unit with a shot"
@@ -134,7 +151,7 @@ def check_odds(page: Any, table: Table, unit: str) -> dict[str, Any]:
 
 def check_no_odds(page: Any, table: Table, unit: str) -> dict[str, Any]:
     """Pick ``unit``: the ruleset refuses its odds; the panel says why, with the clause."""
-    page.click(f'#board .tank[data-tank="{unit}"] .hit-area', force=True)
+    pick(page, unit)
     refused = table.http.get(table.path(f"/tanks/{unit}/odds"))
     assert refused.status_code in (409, 422)
     body: dict[str, Any] = refused.json()
