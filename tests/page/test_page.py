@@ -390,3 +390,25 @@ def test_the_banner_shows_the_logs_head_live(browser: Any, tmp_path: Path) -> No
         watch.check_stayed_home(live.url)
         page.close()
         table.close()
+
+
+def test_a_live_update_keeps_the_keyboard_on_its_unit(browser: Any, tmp_path: Path) -> None:
+    """The board is drawn afresh with every entry: a keyboard user on a unit stays on it, so
+    the Enter they press next still picks it (it used to land on nothing)."""
+    with live_referee(tmp_path / "referee.sqlite3") as live:
+        table = duel(live.url)
+        page = browser.new_page()
+        watch = Watch(page)
+        page.goto(f"{live.url}/#/tables/{table.id}")
+        page.wait_for_selector('#live[data-state="live"]')
+        page.locator('#board .tank[data-tank="B1"]').focus()
+        drawn = page.get_attribute("#board", "data-seq")
+        reply = table.ok(table.act({"kind": "wait", "tank_id": "R1"}))
+        page.wait_for_selector(f'#board[data-seq="{reply["seq"]}"]')
+        assert page.get_attribute("#board", "data-seq") != drawn  # drawn afresh meanwhile
+        assert page.evaluate("document.activeElement.dataset.tank") == "B1"
+        page.keyboard.press("Enter")
+        page.wait_for_selector('#odds[data-tank="B1"]')
+        watch.check_stayed_home(live.url)
+        page.close()
+        table.close()

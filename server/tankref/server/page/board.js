@@ -271,7 +271,15 @@ export function drawBoard(node, scene, { selected, onSelect }) {
   const scale = scene.grid ? Math.min(1, scene.grid.hex_width / 3.6) : 1;
   layers.push(svg("g", { class: "tank-layer" },
     onTable.map((t) => tank(t, colours.get(t.player) || "#666", t.tank_id === selected, onSelect, scale))));
+  // A live update redraws the board: the unit a keyboard user is on keeps the focus, so the
+  // Enter they are about to press still picks it.
+  const active = document.activeElement;
+  const focused = active && node.contains(active) && active.closest("[data-tank]");
   node.replaceChildren(...layers.filter(Boolean));
   node.dataset.seq = String(scene.seq);
+  if (focused) {
+    const again = node.querySelector(`[data-tank="${CSS.escape(focused.dataset.tank)}"]`);
+    if (again) again.focus();
+  }
   return colours;
 }
