@@ -106,6 +106,17 @@ class PlayRecord:
     final: Any
 
 
+StepHook = Callable[[Any, BaseModel, Result], None]  # (new state, action, result)
+
+
+def recorded_play(start: Any, play: Callable[[StepHook], Any]) -> PlayRecord:
+    """A ruleset's bots played from ``start`` with a hook that keeps each accepted action:
+    the ``self_play`` record (``play(hook)`` returns what has the ``final`` state)."""
+    actions: list[BaseModel] = []
+    final = play(lambda _state, action, _result: actions.append(action)).final
+    return PlayRecord(start, tuple(actions), final)
+
+
 @dataclass(frozen=True)
 class OddsTrial:
     """A chance the ruleset's ``odds`` states, to be checked by sampling (a conformance

@@ -34,6 +34,7 @@ from tankref.core.ruleset import (
     TankPut,
     TankView,
     from_wire,
+    recorded_play,
 )
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.mtc import about, engine, selfplay
@@ -356,9 +357,9 @@ class MinimalTankCombat(ModelState):
     # --- conformance hooks -------------------------------------------------------------------
     def self_play(self, seed: int) -> PlayRecord:
         """``selfplay.play_game``: its table is ``random_table(seed)``, built the same again."""
-        actions: list[BaseModel] = []
-        game = selfplay.play_game(seed, on_step=lambda _s, action, _r: actions.append(action))
-        return PlayRecord(selfplay.random_table(seed), tuple(actions), game.final)
+        return recorded_play(
+            selfplay.random_table(seed), lambda hook: selfplay.play_game(seed, on_step=hook)
+        )
 
     def option_actions(self, state: Any, tank_id: str, option: dict[str, Any]) -> list[BaseModel]:
         """Each hex listed, or (refused) staying in its own hex; each target it may fire at

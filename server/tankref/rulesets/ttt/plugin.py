@@ -24,6 +24,7 @@ from tankref.core.ruleset import (
     TankPut,
     TankView,
     from_wire,
+    recorded_play,
 )
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay, turns
@@ -234,9 +235,9 @@ class TinyTableTopTanks(ModelState):
     # --- conformance hooks -------------------------------------------------------------------
     def self_play(self, seed: int) -> PlayRecord:
         """``selfplay.play_game``: its table is ``random_table(seed)``, built the same again."""
-        actions: list[BaseModel] = []
-        game = selfplay.play_game(seed, on_step=lambda _s, action, _r: actions.append(action))
-        return PlayRecord(selfplay.random_table(seed), tuple(actions), game.final)
+        return recorded_play(
+            selfplay.random_table(seed), lambda hook: selfplay.play_game(seed, on_step=hook)
+        )
 
     def option_actions(self, state: Any, tank_id: str, option: dict[str, Any]) -> list[BaseModel]:
         """A move in place, or (refused) an inch on (a tank still to enter has none); every
