@@ -1,4 +1,6 @@
-"""How long the exact odds of every shooter-target pair on a 20-vs-20 table take (target 50 ms).
+"""How long the exact odds of every shooter-target pair on a 20-vs-20 table take.
+
+Targets (issue 18): warm cache <= 5 ms, cold cache <= 15 ms for the whole table.
 
 The table (seeded, the same on every run): Meeting Engagement, 20 Red tanks along the south
 and 20 Blue along the north (cards drawn from the shipped 16, facings spread, a few
@@ -15,7 +17,14 @@ odds cache cleared first) and warm (caches filled by the previous run), median o
 ``TableState.model_copy()`` calls (one per pair: the floor of doing anything with a state)
 and ``check_engage`` for every pair (the legality check alone, which the odds include).
 
-    python bench/odds_table.py --runs 21
+"Warm" keeps no answer per table state: the caches hold dice and situation numbers (keyed
+by the tuple of numbers that decides a shot), so the warm figure is what a page pays after
+any move, not a replayed answer.
+
+Times are CPU time of this process (``time.process_time_ns``) by default, which a shared,
+busy machine inflates less than wall time; ``--wall`` times wall-clock instead.
+
+    python bench/odds_table.py --runs 21 [--strict]
 """
 
 from __future__ import annotations
@@ -38,7 +47,8 @@ from tankref.rulesets.ttt.engine import adjudicate, new_table
 from tankref.rulesets.ttt.odds import cache_sizes, clear_caches, odds_for_shooter
 from tankref.rulesets.ttt.state import DeckState, Options, SmokeScreen, TableState, TerrainPiece
 
-TARGET_MS = 50.0
+TARGET_WARM_MS = 5.0
+TARGET_COLD_MS = 15.0
 
 
 def table(seed: int = 20) -> TableState:
@@ -97,15 +107,18 @@ def table(seed: int = 20) -> TableState:
 
 
 def time_ms(
-    fn: Callable[[], object], runs: int, before: Callable[[], object] | None = None
+    fn: Callable[[], object],
+    runs: int,
+    before: Callable[[], object] | None = None,
+    clock: Callable[[], int] = time.process_time_ns,
 ) -> list[float]:
     out = []
     for _ in range(runs):
         if before is not None:
             before()
-        t0 = time.perf_counter_ns()
+        t0 = clock()
         fn()
-        out.append((time.perf_counter_ns() - t0) / 1e6)
+        out.append((clock() - t0) / 1e6)
     return out
 
 
@@ -116,7 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--runs", type=int, default=21, help="timed runs of each (default 21)")
     parser.add_argument("--seed", type=int, default=20, help="table seed (default 20)")
+    parser.add_argument(
+        "--wall", action="store_true", help="time wall-clock instead of this process's CPU time"
+    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
+    clock = time.perf_counter_ns if args.wall else time.process_time_ns
 
     state = table(args.seed)
     reds = sorted(t.id for t in state.tanks.values() if t.player == "Red")
@@ -139,30 +157,36 @@ def main(argv: list[str] | None = None) -> int:
                 with contextlib.suppress(RulesError):  # out of sight: the odds try it too
                     check_engage(state, r, b)
 
-    cold = time_ms(all_pairs, args.runs, before=clear_caches)
-    warm = time_ms(all_pairs, args.runs)
-    base = time_ms(copies, args.runs)
-    legal = time_ms(checks, args.runs)
+    cold = time_ms(all_pairs, args.runs, before=clear_caches, clock=clock)
+    warm = time_ms(all_pairs, args.runs, clock=clock)
+    base = time_ms(copies, args.runs, clock=clock)
+    legal = time_ms(checks, args.runs, clock=clock)
     c_med, w_med = statistics.median(cold), statistics.median(warm)
     b_med, l_med = statistics.median(base), statistics.median(legal)
+    kind = "wall" if args.wall else "CPU"
     print(
         f"table: 20 v 20, {len(state.terrain)} terrain pieces, 1 smoke screen, "
         f"{len(state.deck.draw_pile)} cards left; {pairs} legal pairs of {len(reds) * len(blues)} "
         f"({sizes['dice']} kinds of roll, {sizes['situations']} situations with deck and morale)"
     )
-    print(f"odds, cold cache  median {c_med:7.2f} ms  (max {max(cold):.2f}, {args.runs} runs)")
-    print(f"odds, warm cache  median {w_med:7.2f} ms  (max {max(warm):.2f}, {args.runs} runs)")
-    print(f"baseline          median {b_med:7.2f} ms  ({pairs} x TableState.model_copy())")
-    print(f"legality only     median {l_med:7.2f} ms  (check_engage for all 400 pairs)")
     print(
-        f"ratio    warm / baseline = {w_med / b_med:.1f}x, cold / baseline = {c_med / b_med:.1f}x"
+        f"odds, cold cache  median {c_med:7.2f} ms {kind}  (max {max(cold):.2f}, {args.runs} runs)"
     )
-    for label, value in (("warm", w_med), ("cold", c_med)):
-        verdict = "PASS" if value <= TARGET_MS else "FAIL"
-        print(
-            f"{verdict}: {label} {value:.1f} ms for the whole table (target <= {TARGET_MS:.0f} ms)"
-        )
-    return 0 if w_med <= TARGET_MS else 1
+    print(
+        f"odds, warm cache  median {w_med:7.2f} ms {kind}  (max {max(warm):.2f}, {args.runs} runs)"
+    )
+    print(f"baseline          median {b_med:7.2f} ms {kind}  ({pairs} x TableState.model_copy())")
+    print(f"legality only     median {l_med:7.2f} ms {kind}  (check_engage for all 400 pairs)")
+    print(
+        f"ratio    warm / baseline = {w_med / b_med:.1f}x, cold / baseline = {c_med / b_med:.1f}x, "
+        f"warm / legality = {w_med / l_med:.2f}x"
+    )
+    missed = 0
+    for label, value, target in (("warm", w_med, TARGET_WARM_MS), ("cold", c_med, TARGET_COLD_MS)):
+        verdict = "PASS" if value <= target else "FAIL"
+        missed += verdict == "FAIL"
+        print(f"{verdict}: {label} {value:.1f} ms for the whole table (target <= {target:.0f} ms)")
+    return 1 if args.strict and missed else 0
 
 
 if __name__ == "__main__":

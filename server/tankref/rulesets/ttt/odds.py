@@ -457,26 +457,42 @@ class _Answer:
     deck_left: int
 
 
+@functools.lru_cache(maxsize=1024)
+def _card_shares(deck: DeckKey) -> tuple[tuple[str, int, DamageEffect, bool, Fraction], ...]:
+    """Each card's chance to be the one drawn (TTT-E7): the deck alone decides it."""
+    left = _deck_counts(deck).left
+    return tuple(
+        (name, copies, effect, catastrophic, Fraction(copies, left))
+        for (name, copies, effect, catastrophic) in deck
+    )
+
+
 @functools.lru_cache(maxsize=4096)
-def _answer(s: _Situation) -> _Answer:
-    n = _numbers(s)
-    counts = _deck_counts(s.deck)
-    p_given_hit = n.penetrate / n.hit if n.hit else ZERO
-    destroyed = n.destroyed
-    cards = tuple(
+def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
+    """The card lines of a shot: the deck and P(penetrated) decide them, not the crews, so
+    situations that differ only in morale share them."""
+    return tuple(
         CardOdds(
             name=name,
             effect=effect,
             catastrophic=catastrophic,
             left=copies,
             p_given_penetration=float(p),
-            p=float(p * n.penetrate),
+            p=float(p * penetrate),
             exact_given_penetration=_exact(p),
-            exact=_exact(p * n.penetrate),
+            exact=_exact(p * penetrate),
         )
-        for (name, copies, effect, catastrophic) in s.deck
-        for p in (Fraction(copies, counts.left),)
+        for (name, copies, effect, catastrophic, p) in _card_shares(deck)
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _answer(s: _Situation) -> _Answer:
+    n = _numbers(s)
+    counts = _deck_counts(s.deck)
+    p_given_hit = n.penetrate / n.hit if n.hit else ZERO
+    destroyed = n.destroyed
+    cards = _cards(s.deck, n.penetrate)
     probabilities = {
         "p_hit": n.hit,
         "p_penetrate_given_hit": p_given_hit,
@@ -768,6 +784,8 @@ def clear_caches() -> None:
         _weights,
         _outcome,
         _answer,
+        _card_shares,
+        _cards,
         _brief,
     ):
         cached.cache_clear()
