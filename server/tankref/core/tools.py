@@ -120,7 +120,9 @@ def not_offered(verb: CommandVerb, description: str, why: str) -> Command:
     given; ``tankref`` does not list it among the rulesets that offer the verb."""
 
     def arguments(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("anything", nargs="*", help=argparse.SUPPRESS)
+        # The arguments the verb takes elsewhere (cards, --json ...): the answer is the same.
+        parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+        parser.add_argument("anything", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
 
     def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         print(f"tankref {verb}: {why}", file=stderr)
