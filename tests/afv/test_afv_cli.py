@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from clikit import run_cli
 from kit.afv import AfvGame, cm
 from tankref.cli import main
 from tankref.rulesets import get_ruleset
@@ -18,14 +19,8 @@ from tankref.rulesets.afv.state import AfvOptions
 from tankref.rulesets.afv.tools import READINGS
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def odds_json(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, Any]]:
-    code, out, err = run(capsys, "odds", "--ruleset", "afv", *argv, "--json")
+    code, out, err = run_cli(capsys, "odds", "--ruleset", "afv", *argv, "--json")
     assert (code, err) == (0, ""), err
     found: list[dict[str, Any]] = json.loads(out)
     return found
@@ -34,7 +29,7 @@ def odds_json(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, 
 def test_cards_lists_every_unit_card_with_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
     """Each card id a model is tagged with, its class, armour, move and each weapon system's
     hit/pen/short range (AFV-HIT1, AFV-DMG1 figures), and how to tag models."""
-    code, out, err = run(capsys, "cards", "--ruleset", "afv")
+    code, out, err = run_cli(capsys, "cards", "--ruleset", "afv")
     assert (code, err) == (0, "")
     lines = out.splitlines()
     units = default_cards().units
@@ -54,14 +49,14 @@ def test_cards_checks_a_folder_and_lists_every_problem(
         'weapon = [{ name = "Gun", hit = 0, pen = 1, short_cm = 10 }]\n',
         encoding="utf-8",
     )
-    code, out, err = run(capsys, "cards", "--ruleset", "afv", "--dir", str(tmp_path))
+    code, out, err = run_cli(capsys, "cards", "--ruleset", "afv", "--dir", str(tmp_path))
     assert (code, out) == (1, "")
     assert "units.toml" in err and "id" in err and "class" in err
     assert "dice.toml" in err  # the missing dice file is reported in the same go
 
 
 def test_rulings_lists_every_option_and_reading(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "rulings", "--ruleset", "afv")
+    code, out, err = run_cli(capsys, "rulings", "--ruleset", "afv")
     assert (code, err) == (0, "")
     for name, field in AfvOptions.model_fields.items():
         assert f"{name} = {field.default!r}\n    {field.description}" in out
@@ -96,7 +91,7 @@ def test_odds_modifiers_afv_hit2_and_sp1(capsys: pytest.CaptureFixture[str]) -> 
     (shot,) = odds_json(capsys, *argv, "--range", "50")
     assert shot["weapon_name"] == "Machine gun" and shot["hit_modifier"] == -7
     assert shot["exact"]["p_spot"] == "1/2" and shot["exact"]["p_hit"] == "1/72"
-    code, out, _ = run(capsys, "odds", "--ruleset", "afv", *argv, "--range", "50")
+    code, out, _ = run_cli(capsys, "odds", "--ruleset", "afv", *argv, "--range", "50")
     assert code == 0
     for line in (
         "-2 shooter moved and is not infantry [AFV-HIT2]",
@@ -140,14 +135,14 @@ def test_a_shot_the_rules_refuse_is_one_line_naming_the_clause(
 ) -> None:
     """AFV-SPC1 (an ATGM carrier that moved), AFV-AP1 (hit 0 at infantry), AFV-HIT2 (beyond
     10x short range), AFV-FR1 (no such weapon system): exit 1, the referee's own refusal."""
-    code, out, err = run(capsys, "odds", "--ruleset", "afv", *argv)
+    code, out, err = run_cli(capsys, "odds", "--ruleset", "afv", *argv)
     assert (code, out) == (1, "")
     assert err.startswith("tankref odds: ") and err.rstrip().endswith(clause)
     assert len(err.splitlines()) == 1
 
 
 def test_unknown_cards_and_bad_numbers_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "odds", "--ruleset", "afv", "standard-afw", "ifv")
+    code, out, err = run_cli(capsys, "odds", "--ruleset", "afv", "standard-afw", "ifv")
     assert (code, out) == (2, "")
     assert err.startswith(
         "tankref odds: unknown shooter card 'standard-afw': did you mean standard-afv"

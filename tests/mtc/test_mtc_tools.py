@@ -10,20 +10,15 @@ from typing import Any
 
 import pytest
 
+from clikit import run_cli
 from tankref.cli import main
 from tankref.rulesets.mtc.cards import default_cards
 from tankref.rulesets.mtc.state import Options
 from tankref.rulesets.mtc.tools import READINGS
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def attack(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
-    code, out, err = run(capsys, "odds", "--ruleset", "mtc", *argv, "--json")
+    code, out, err = run_cli(capsys, "odds", "--ruleset", "mtc", *argv, "--json")
     assert (code, err) == (0, ""), err
     (found,) = json.loads(out)
     assert isinstance(found, dict)
@@ -32,7 +27,7 @@ def attack(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 def test_cards_lists_every_design_with_its_elements(capsys: pytest.CaptureFixture[str]) -> None:
     """MTC-BP1: each design id, ATTACK, DEFENSE, RANGE, MOVE and its build points."""
-    code, out, err = run(capsys, "cards", "--ruleset", "mtc")
+    code, out, err = run_cli(capsys, "cards", "--ruleset", "mtc")
     assert (code, err) == (0, "")
     for d in default_cards().designs.values():
         row = next(line for line in out.splitlines() if line.startswith(f"{d.id} "))
@@ -50,14 +45,14 @@ def test_cards_checks_a_folder_mtc_bp1(tmp_path: Path, capsys: pytest.CaptureFix
         "move = 5\n",
         encoding="utf-8",
     )
-    code, out, err = run(capsys, "cards", "--ruleset", "mtc", "--dir", str(tmp_path))
+    code, out, err = run_cli(capsys, "cards", "--ruleset", "mtc", "--dir", str(tmp_path))
     assert (code, out) == (1, "")
     assert "ATTACK 6 is above 5" in err and "more than the 15 BP" in err
     assert "dice.toml" in err  # the missing die file, in the same report
 
 
 def test_rulings_lists_the_settings_and_readings(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "rulings", "--ruleset", "mtc")
+    code, out, err = run_cli(capsys, "rulings", "--ruleset", "mtc")
     assert (code, err) == (0, "")
     for name, field in Options.model_fields.items():
         assert f"{name} = {field.default!r}\n    {field.description}" in out
@@ -94,7 +89,7 @@ def test_combined_fire_adds_the_attacks_mtc_cb1(capsys: pytest.CaptureFixture[st
     found = attack(capsys, "scout", "brawler", "--town", "--with", "raider", "--with", "standard")
     assert (found["attack"], found["defense"], found["column"]) == (6, 3, "2-1")
     assert found["exact"] == "2/3" and found["shooters"] == ["scout", "raider", "standard"]
-    code, out, err = run(capsys, "odds", "--ruleset", "mtc", "scout", "brawler", "--town")
+    code, out, err = run_cli(capsys, "odds", "--ruleset", "mtc", "scout", "brawler", "--town")
     assert (code, out) == (1, "")
     assert "worse than 1-2: no attack" in err and err.rstrip().endswith("(MTC-CB1)")
 
@@ -102,12 +97,14 @@ def test_combined_fire_adds_the_attacks_mtc_cb1(capsys: pytest.CaptureFixture[st
 def test_out_of_range_and_bad_requests(capsys: pytest.CaptureFixture[str]) -> None:
     """MTC-LOS1: a Scout's RANGE is 3, so 4 hexes is refused (exit 1); an unknown design, a
     sixth helper or a range outside 1-5 is a bad request (exit 2)."""
-    code, out, err = run(capsys, "odds", "--ruleset", "mtc", "scout", "brawler", "--range", "4")
+    code, out, err = run_cli(capsys, "odds", "--ruleset", "mtc", "scout", "brawler", "--range", "4")
     assert (code, out) == (1, "") and "RANGE is 3" in err and err.rstrip().endswith("(MTC-LOS1)")
-    code, _, err = run(capsys, "odds", "--ruleset", "mtc", "scout", "brawler", "--with", "tiger")
+    code, _, err = run_cli(
+        capsys, "odds", "--ruleset", "mtc", "scout", "brawler", "--with", "tiger"
+    )
     assert code == 2 and "unknown --with card 'tiger'" in err
     many = [arg for _ in range(6) for arg in ("--with", "raider")]
-    code, _, err = run(capsys, "odds", "--ruleset", "mtc", "heavy", "scout", *many)
+    code, _, err = run_cli(capsys, "odds", "--ruleset", "mtc", "heavy", "scout", *many)
     assert code == 2 and "at most 5 tanks join" in err
     with pytest.raises(SystemExit) as done:
         main(["odds", "--ruleset", "mtc", "scout", "brawler", "--range", "6"])

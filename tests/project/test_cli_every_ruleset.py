@@ -10,16 +10,10 @@ import sys
 
 import pytest
 
-from tankref.cli import main
+from clikit import run_cli
 from tankref.rulesets import get_ruleset, ruleset_names
 
 NAMES = ruleset_names()
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -27,7 +21,7 @@ def test_cards_list_the_ids_the_rulesets_save_tags_models_with(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every card a ruleset's TTS save tags a model with (`card:<id>`) is a row of its list."""
-    code, out, err = run(capsys, "cards", "--ruleset", name)
+    code, out, err = run_cli(capsys, "cards", "--ruleset", name)
     assert (code, err) == (0, "")
     ids = {line.split()[0] for line in out.splitlines() if line.strip()}
     tagged = {unit.card for unit in get_ruleset(name).info().save.units}
@@ -39,7 +33,7 @@ def test_rulings_list_every_per_table_option_with_its_default(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Each field of the options a table's setup takes (POST /tables "options")."""
-    code, out, err = run(capsys, "rulings", "--ruleset", name)
+    code, out, err = run_cli(capsys, "rulings", "--ruleset", name)
     assert (code, err) == (0, "")
     options = get_ruleset(name).setup_model.model_fields["options"].annotation
     assert isinstance(options, type)
@@ -56,7 +50,7 @@ def test_odds_for_the_saves_first_two_opponents_or_why_not(
     units = get_ruleset(name).info().save.units
     shooter = units[0]
     target = next(u for u in units if u.side != shooter.side)
-    code, out, err = run(capsys, "odds", "--ruleset", name, shooter.card, target.card, "--json")
+    code, out, err = run_cli(capsys, "odds", "--ruleset", name, shooter.card, target.card, "--json")
     offered = any(c.verb == "odds" and c.offered for c in get_ruleset(name).commands())
     if not offered:
         assert (code, out) == (2, "") and len(err.splitlines()) == 1
@@ -65,7 +59,7 @@ def test_odds_for_the_saves_first_two_opponents_or_why_not(
     found = json.loads(out)
     shots = found if isinstance(found, list) else [found]
     assert shots and all("exact" in shot for shot in shots)
-    code, text, err = run(capsys, "odds", "--ruleset", name, shooter.card, target.card)
+    code, text, err = run_cli(capsys, "odds", "--ruleset", name, shooter.card, target.card)
     assert (code, err) == (0, "") and "exact" in text
 
 

@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from tankref.cli import main
+from clikit import run_cli
 from tankref.rulesets.yrd.cards import default_cards
 from tankref.rulesets.yrd.state import Options
 from tankref.rulesets.yrd.tools import READINGS
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_cards_lists_tanks_and_pieces_yrd_hp1(capsys: pytest.CaptureFixture[str]) -> None:
     """YRD-HP1: each tank card with its HP; each piece with its HP or 'kept by the players'."""
-    code, out, err = run(capsys, "cards", "--ruleset", "yrd")
+    code, out, err = run_cli(capsys, "cards", "--ruleset", "yrd")
     assert (code, err) == (0, "")
     cards = default_cards()
     rows = out.splitlines()
@@ -36,7 +30,7 @@ def test_cards_lists_tanks_and_pieces_yrd_hp1(capsys: pytest.CaptureFixture[str]
 def test_rulings_lists_every_option_and_reading(capsys: pytest.CaptureFixture[str]) -> None:
     """The tie, criticals, grazing and advantage options (YRD-AT1, YRD-AN1, YRD-SH1) with
     their defaults, and the readings YRD-AT1 and YRD-SD1 the results report."""
-    code, out, err = run(capsys, "rulings", "--ruleset", "yrd")
+    code, out, err = run_cli(capsys, "rulings", "--ruleset", "yrd")
     assert (code, err) == (0, "")
     for name, field in Options.model_fields.items():
         assert f"{name} = {field.default!r}\n    {field.description}" in out
@@ -51,7 +45,7 @@ def test_odds_says_plainly_there_is_no_shot_to_price(
 ) -> None:
     """Whatever it is given: exit 2, one line saying why (a contest of defence values,
     YRD-AT1, YRD-AN1) and where a table shows the odds, nothing on stdout."""
-    code, out, err = run(capsys, "odds", "--ruleset", "yrd", *argv)
+    code, out, err = run_cli(capsys, "odds", "--ruleset", "yrd", *argv)
     assert (code, out) == (2, "")
     assert len(err.splitlines()) == 1
     assert err.startswith("tankref odds: Chapter 12: Tanks and Their Mechanics (yrd) has no shot")

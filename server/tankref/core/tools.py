@@ -195,3 +195,10 @@ def odds_run(
 def percent(p: float) -> str:
     """A chance as the odds tables print it: 7 wide, 2 decimals."""
     return f"{100 * p:7.2f}%"
+
+
+def print_chances(rows: Iterable[tuple[str, float, str]], stdout: TextIO) -> None:
+    """The odds table every tool prints: each outcome, its chance and the exact fraction."""
+    print(f"\n  {'outcome':<30}{'chance':>8}   exact", file=stdout)
+    for label, p, exact in rows:
+        print(f"  {label:<30}{percent(p)}   {exact}", file=stdout)

@@ -22,6 +22,7 @@ from tankref.core.tools import (
     cards_command,
     odds_run,
     percent,
+    print_chances,
     rulings_command,
     shot_arguments,
 )
@@ -213,9 +214,7 @@ def _show(
         if odds.p_spot < 1:
             rows.insert(0, ("spotted first (AFV-SP1)", odds.p_spot, odds.exact["p_spot"]))
         rows.append(("destroyed", odds.p_destroyed, odds.exact["p_destroyed"]))
-        print(f"\n  {'outcome':<30}{'chance':>8}   exact", file=stdout)
-        for label, p, exact in rows:
-            print(f"  {label:<30}{percent(p)}   {exact}", file=stdout)
+        print_chances(rows, stdout)
         print(
             f"  {'expected hits':<30}{odds.expected_hits:8.3f}   {odds.exact['expected_hits']}",
             file=stdout,

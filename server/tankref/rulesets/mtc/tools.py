@@ -23,9 +23,9 @@ from tankref.core.tools import (
     a_table,
     cards_command,
     odds_run,
-    percent,
     pick_card,
     play_until,
+    print_chances,
     rulings_command,
     shot_arguments,
     whole_number,
@@ -165,8 +165,7 @@ def _show(args: argparse.Namespace, found: Sequence[BaseModel], stdout: TextIO) 
             f"(destroyed) on {kill}-6 [MTC-CB1, MTC-CRT1]",
             file=stdout,
         )
-        print(f"\n  {'outcome':<30}{'chance':>8}   exact", file=stdout)
-        print(f"  {'destroyed':<30}{percent(odds.p_destroyed)}   {odds.exact}", file=stdout)
+        print_chances([("destroyed", odds.p_destroyed, odds.exact)], stdout)
 
 
 def _names() -> dict[str, str]:

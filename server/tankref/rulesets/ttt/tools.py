@@ -13,6 +13,7 @@ from tankref.core.tools import (
     cards_command,
     percent,
     pick_card,
+    print_chances,
     rulings_command,
     whole_number,
 )
@@ -142,9 +143,7 @@ def _print_odds(odds: ShotOdds, shooter: TankCard, target: TankCard, stdout: Tex
         ("  crew bails out (TTT-MR5)", "p_bail_out"),
         ("target fails morale", "p_morale_failure"),
     ]
-    say(f"\n  {'outcome':<30}{'chance':>8}   exact")
-    for label, name in rows:
-        say(f"  {label:<30}{percent(getattr(odds, name))}   {odds.exact[name]}")
+    print_chances(((label, getattr(odds, name), odds.exact[name]) for label, name in rows), stdout)
     source = "a full deck" if odds.deck_reshuffled else f"the {odds.deck_left} cards left"
     say(f"\n  {'damage card (' + source + ')':<44}{'if pen.':>8}{'overall':>9}")
     for c in odds.cards:
