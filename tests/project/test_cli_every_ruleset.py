@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +83,39 @@ def test_help_names_every_ruleset(verb: str) -> None:
         [sys.executable, "-m", "tankref", "--help"], capture_output=True, text=True, check=True
     )
     assert f"--ruleset {'|'.join(NAMES)}" in " ".join(top.stdout.split())
+
+
+def _bad_requests(name: str, tmp: Path) -> list[list[str]]:
+    garbage = tmp / "garbage"
+    garbage.mkdir(exist_ok=True)
+    for file in ("units.toml", "designs.toml", "tanks.toml", "pieces.toml", "dice.toml"):
+        (garbage / file).write_bytes(b"\xff\xfe not toml")
+    a_file = tmp / "a-file.toml"
+    a_file.write_text("x = 1\n", encoding="utf-8")
+    return [
+        ["cards", "--ruleset", name, "--dir", str(a_file)],
+        ["cards", "--ruleset", name, "--dir", str(garbage)],
+        ["cards", "--ruleset", name, "--dir", str(tmp / "missing")],
+        ["cards", "--ruleset", name, "--colour", "red"],
+        ["rulings", "--ruleset", name, "extra"],
+        ["odds", "--ruleset", name, "no-such-card", "another"],
+        ["odds", "--ruleset", name, "x"],
+        ["odds", "--ruleset", name, "x", "y", "--range", "-3"],
+        ["odds", "--ruleset", name, "x", "y", "--weapon", "-1"],
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bad_requests_get_one_clear_line_never_a_traceback(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Card folders that are a file, garbage or missing; unknown options, cards and numbers:
+    a non-zero exit and the problem in words, nothing on stdout, never a traceback."""
+    for argv in _bad_requests(name, tmp_path):
+        try:
+            code, out, err = run_cli(capsys, *argv)
+        except SystemExit as done:  # argparse's own refusal
+            code, captured = int(str(done.code)), capsys.readouterr()
+            out, err = captured.out, captured.err
+        assert code in (1, 2), argv
+        assert out == "" and err.strip() and "Traceback" not in err, (argv, err)

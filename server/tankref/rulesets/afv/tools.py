@@ -25,6 +25,7 @@ from tankref.core.tools import (
     print_chances,
     rulings_command,
     shot_arguments,
+    whole_number,
 )
 from tankref.rulesets.afv import rules
 from tankref.rulesets.afv.actions import Fire
@@ -113,7 +114,9 @@ def _odds_arguments(parser: argparse.ArgumentParser) -> None:
         help="the distance in cm (default: the shooter's shortest short range; AFV-HIT2 "
         "bands: short, long to 5x, distant to 10x)",
     )
-    parser.add_argument("--weapon", type=int, help="only this weapon system (0: the first)")
+    parser.add_argument(
+        "--weapon", type=whole_number, help="only this weapon system (0: the first)"
+    )
     parser.add_argument(
         "--moved", action="store_true", help="the shooter moved this phase (AFV-HIT2)"
     )
