@@ -14,8 +14,9 @@ complement), so "about as expected" is exactly p >= 0.10; the band of counts dra
 page's whisker (``fair_range``) is every count that would be about as expected. Outside the
 band a result is lucky or unlucky; it is also *significant* when fair dice land that far off
 less than 1 time in 100 (p below ``SIGNIFICANT``). A table shows six figures (three measures,
-two players), so about 1 fair table in 17 shows one significant figure by chance, and about
-half of fair tables show one figure outside the band.
+two players), so about 1 fair table in 17 shows one significant figure by chance; any one
+figure lands outside the band for roughly 1 fair table in 10 (the count is discrete, so not
+exactly).
 
 Pure: no I/O.
 """
@@ -67,7 +68,7 @@ SIGNIFICANCE = (
     "unlucky; significantly so when fair dice land at least this far from the expected count, "
     "on either side, less than 1 time in 100 (p-value below 0.01). With six figures per table "
     "(three measures, two players), about 1 fair table in 17 shows one significant figure by "
-    "chance, and about half show one figure outside the band."
+    "chance; any one figure lands outside the band for roughly 1 fair table in 10."
 )
 
 
