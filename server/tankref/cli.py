@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 # The parser knows only the verb and --ruleset, so building it imports no plug-in; the tool's
 # own arguments are read in a second step, once its ruleset is loaded.
 RULESET_TOOLS: dict[CommandVerb, str] = {
-    "cards": "list the tank cards, or check a folder of card files",
-    "rulings": "the per-table rulings and their defaults",
-    "odds": "exact odds of a shot: hit, penetration, damage card, destroyed, morale",
+    "cards": "a ruleset's cards (the ids models are tagged with), or check a card folder",
+    "rulings": "a ruleset's per-table rulings and their defaults",
+    "odds": "exact odds of a shot by a ruleset's rules: hit, damage, destroyed ...",
 }
 
 
@@ -38,19 +38,35 @@ def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:
     rules = get_ruleset(args.ruleset)
     tool = next((c for c in rules.commands() if c.verb == verb), None)
     if tool is None:
-        offering = [n for n in names if any(c.verb == verb for c in get_ruleset(n).commands())]
+        offering = _offering(verb, names)
         print(
             f"tankref {verb}: {rules.title} ({rules.name}) offers no `tankref {verb}`; "
             f"rulesets that do: {', '.join(offering) or 'none'}",
             file=sys.stderr,
         )
         return 2
-    parser = argparse.ArgumentParser(prog=f"tankref {verb}", description=tool.description)
+    asks_help = any(arg in ("-h", "--help") for arg in rest)
+    epilog = (  # only for --help: it loads every plug-in to say which offer the verb
+        f"Every ruleset's own: tankref {verb} --ruleset NAME --help "
+        f"({', '.join(_offering(verb, names))})."
+        if asks_help
+        else None
+    )
+    parser = argparse.ArgumentParser(
+        prog=f"tankref {verb}", description=tool.description, epilog=epilog
+    )
     _ruleset_option(parser, verb, names)
     tool.add_arguments(parser)
     # The ruleset was read in the first step: the namespace carries it, the option is for --help.
     tool_args = parser.parse_args(rest, namespace=argparse.Namespace(ruleset=args.ruleset))
     return tool.run(tool_args, sys.stdout, sys.stderr)
+
+
+def _offering(verb: CommandVerb, names: list[str]) -> list[str]:
+    """The rulesets whose tool for ``verb`` answers it (not one that only says why not)."""
+    return [
+        n for n in names if any(c.verb == verb and c.offered for c in get_ruleset(n).commands())
+    ]
 
 
 def _ruleset_option(parser: argparse.ArgumentParser, verb: str, names: list[str]) -> None:
@@ -258,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for verb, line in RULESET_TOOLS.items():
         # No -h here: `tankref VERB --help` is the ruleset's tool's (the second step).
-        tool = sub.add_parser(verb, help=line, add_help=False)
+        tool = sub.add_parser(verb, help=f"{line} (--ruleset {'|'.join(names)})", add_help=False)
         _ruleset_option(tool, verb, names)
         tool.set_defaults(ruleset_tool=verb)
 

@@ -75,11 +75,12 @@ def trials(measure: str, p: Fraction, happened: list[bool], player: str = "Red")
 
 
 def test_three_fair_coins_all_hit_by_hand() -> None:
-    """3 shots at 1/2, 3 hits: P(3) = 1/8, P(<3) = 7/8."""
+    """3 shots at 1/2, 3 hits: P(3) = 1/8, P(<3) = 7/8; the two-sided mid-p value is twice
+    the upper mid tail 1/16."""
     luck = measure_luck("Red", "hit", trials("hit", Fraction(1, 2), [True] * 3))
     assert (luck.trials, luck.observed, luck.expected, luck.expected_exact) == (3, 3, 1.5, "3/2")
     assert luck.luck_percentile == pytest.approx(100 * (7 / 8 + 1 / 16))
-    assert luck.p_value == pytest.approx(2 / 8)
+    assert luck.p_value == pytest.approx(2 / 16)
     assert luck.fair_range == (0, 3)
     assert not luck.significant and luck.verdict == "as_expected"
     assert luck.text == (
@@ -99,14 +100,16 @@ def test_morale_failures_count_against_the_player() -> None:
 
 
 def test_a_significant_run_of_hits() -> None:
-    """10 shots at 1/2, all hit: P = 1/1024 each side, two-sided 2/1024 < 0.01."""
+    """10 shots at 1/2, all hit: P = 1/1024, mid tail 1/2048, two-sided 2/2048 < 0.01."""
     luck = measure_luck("Red", "hit", trials("hit", Fraction(1, 2), [True] * 10))
-    assert luck.p_value == pytest.approx(2 / 1024, rel=1e-3)
+    assert luck.p_value == pytest.approx(2 / 2048, rel=1e-3)
     assert luck.p_value < SIGNIFICANT and luck.significant and luck.verdict == "lucky"
-    assert luck.fair_range == (2, 8)  # binomial(10, 1/2): P(X <= 1) < 0.05 <= P(X <= 2)
+    # binomial(10, 1/2): at 2 the lower mid tail is (1 + 10 + 45/2)/1024 < 0.05; at 3 it is
+    # (56 + 60)/1024 >= 0.05
+    assert luck.fair_range == (3, 7)
     assert luck.text == (
-        "Red hit 10 times in 10 shots where 5.0 were expected: luckier than 99.95% of fair "
-        "tables; fair dice are this far off about 1 time in 510."
+        "Red hit 10 times in 10 shots where 5.0 were expected: significantly lucky (luckier "
+        "than 99.95% of fair tables; fair dice are this far off about 1 time in 1,000)."
     )
     unlucky = measure_luck("Red", "penetration", trials("", Fraction(1, 2), [False] * 10))
     assert unlucky.verdict == "unlucky" and unlucky.luck_percentile < 0.1
@@ -115,11 +118,13 @@ def test_a_significant_run_of_hits() -> None:
 
 
 def test_two_sided_p_value_against_the_definition() -> None:
-    """Mixed chances: the p-value is twice the smaller tail, counted by enumeration."""
+    """Mixed chances: the p-value is twice the smaller mid tail (the tail beyond the count
+    and half the count's own chance), counted by enumeration."""
     ps = [Fraction(1, 3), Fraction(2, 3), Fraction(65, 81), Fraction(1, 6), Fraction(5, 6)]
     outcome = [True, True, True, False, True]  # 4 successes
     exact = enumerated(ps)
-    low, high = sum(exact[k] for k in range(5)), sum(exact[k] for k in range(4, 6))
+    low = sum(exact[k] for k in range(4)) + exact[4] / 2
+    high = exact[5] + exact[4] / 2
     ts = [LuckTrial("Red", "hit", p, h) for p, h in zip(ps, outcome, strict=True)]
     luck = measure_luck("Red", "hit", ts)
     assert luck.p_value == pytest.approx(float(min(1, 2 * min(low, high))), rel=1e-3)

@@ -51,6 +51,13 @@ class ToyWithTools(ToyTanks):
         return fingerprint(TOY_FOLDER)
 
 
+@dataclass(frozen=True)
+class BareToy(ToyTanks):
+    """The toy under another name, with no tools (every built-in ruleset now has some)."""
+
+    name: str = "bare"
+
+
 @pytest.fixture
 def toy_with_tools() -> Iterator[None]:
     with registered("toy", ToyWithTools):
@@ -84,17 +91,19 @@ def test_default_ruleset_is_ttt_and_says_the_same(
 
 
 @pytest.mark.parametrize("verb", ["cards", "rulings", "odds"])
-@pytest.mark.parametrize("ruleset", ["afv", "mtc", "yrd"])
 def test_a_ruleset_without_the_tool_says_so_and_names_those_with_it(
-    verb: str, ruleset: str, capsys: pytest.CaptureFixture[str]
+    verb: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The other three offer none of these tools: exit 2, one plain line naming the ruleset
-    and the rulesets that do (TTT), nothing on stdout."""
-    title = get_ruleset(ruleset).title
-    code, out, err = _run(capsys, verb, "--ruleset", ruleset, "tiger-i", "m4a1-sherman")
+    """A ruleset offering none of these tools (the toy, as a plug-in without ``commands``):
+    exit 2, one plain line naming it and the rulesets that do (the yard's odds only say why
+    it has none, so it is not named for odds), nothing on stdout."""
+    offering = "afv, mtc, ttt" if verb == "odds" else "afv, mtc, ttt, yrd"
+    with registered("bare", BareToy):
+        code, out, err = _run(capsys, verb, "--ruleset", "bare", "tiger-i", "m4a1-sherman")
     assert (code, out) == (2, "")
     assert err == (
-        f"tankref {verb}: {title} ({ruleset}) offers no `tankref {verb}`; rulesets that do: ttt\n"
+        f"tankref {verb}: Toy tanks (bare) offers no `tankref {verb}`; rulesets that do: "
+        f"{offering}\n"
     )
 
 
@@ -151,9 +160,10 @@ def test_a_plug_in_from_another_package_brings_its_own_tool(
     )
     code, out, err = _run(capsys, "odds", "--ruleset", "toy", "a", "b")
     assert (code, out) == (2, "")
-    assert err.endswith("rulesets that do: ttt\n") and "Toy tanks (toy)" in err
-    code, _, err = _run(capsys, "cards", "--ruleset", "afv")
-    assert code == 2 and err.endswith("rulesets that do: toy, ttt\n")
+    assert err.endswith("rulesets that do: afv, mtc, ttt\n") and "Toy tanks (toy)" in err
+    with registered("bare", BareToy):
+        code, _, err = _run(capsys, "cards", "--ruleset", "bare")
+    assert code == 2 and err.endswith("rulesets that do: afv, mtc, toy, ttt, yrd\n")
 
 
 @pytest.mark.parametrize("name", ["ttt", "afv", "mtc", "yrd"])

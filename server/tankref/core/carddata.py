@@ -33,7 +33,9 @@ def read_toml(path: Path, problems: list[str]) -> dict[str, Any] | None:
             return tomllib.load(fh)
     except FileNotFoundError:
         problems.append(f"{path}: file not found")
-    except tomllib.TOMLDecodeError as exc:
+    except OSError as exc:  # a folder that is a file, a file that is a folder, no permission
+        problems.append(f"{path}: cannot be read: {exc.strerror or exc}")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: not valid TOML: {exc}")
     return None
 

@@ -6,11 +6,17 @@ failed). Per player and measure, the count of successes of independent trials wi
 chances follows a Poisson-binomial distribution; it is computed exactly (up to float rounding,
 no normal approximation), trials with the same chance grouped into one binomial.
 
-What "significant" means here: fair dice land at least this far from the expected count,
-on either side, less than 1 time in 100 (exact two-sided p-value below ``SIGNIFICANT``). A
-table shows six figures (three measures, two players), so about 1 fair table in 17 shows
-one significant figure by chance; the plain-language line always gives the percentile, so a
-player can judge a figure that is merely unusual.
+One rule decides the words, the figures and the page's whisker: the *luck percentile* (the
+share of fair tables the result beats from the player's side, ties counting half). A result
+is *about as expected* when that percentile lies between 5 and 95. The same rule gives the
+rest: the two-sided p-value is the mid-p value (twice the smaller of the percentile and its
+complement), so "about as expected" is exactly p >= 0.10; the band of counts drawn as the
+page's whisker (``fair_range``) is every count that would be about as expected. Outside the
+band a result is lucky or unlucky; it is also *significant* when fair dice land that far off
+less than 1 time in 100 (p below ``SIGNIFICANT``). A table shows six figures (three measures,
+two players), so about 1 fair table in 17 shows one significant figure by chance; any one
+figure lands outside the band for roughly 1 fair table in 10 (the count is discrete, so not
+exactly).
 
 Pure: no I/O.
 """
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -29,6 +35,8 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 __all__ = [
+    "AS_EXPECTED",
+    "AS_EXPECTED_P",
     "MEASURES",
     "SIGNIFICANCE",
     "SIGNIFICANT",
@@ -38,6 +46,7 @@ __all__ = [
     "MeasureLuck",
     "PlayerLuck",
     "count_distribution",
+    "fair_band",
     "luck_by_player",
     "measure_luck",
 ]
@@ -48,14 +57,19 @@ MEASURES: tuple[Measure, ...] = ("hit", "penetration", "morale_failure")
 _BAD: frozenset[Measure] = frozenset({"morale_failure"})
 
 SIGNIFICANT = 0.01
+AS_EXPECTED = (5.0, 95.0)  # luck percentiles (ties half) that are about as expected
+# The same band as a two-sided mid-p value: twice the smaller mid tail, so p >= 0.10.
+AS_EXPECTED_P = 2 * AS_EXPECTED[0] / 100
 SIGNIFICANCE = (
-    "Significant means fair dice land at least this far from the expected count, on either "
-    "side, less than 1 time in 100 (exact two-sided p-value below 0.01). With six figures "
-    "per table (three measures, two players), about 1 fair table in 17 shows one such figure "
-    "by chance. The percentile says how many fair tables this result beats from the player's "
-    "side (ties count half): above 50 is luckier than fair dice, below 50 unluckier."
+    "About as expected means the luck percentile (the share of fair tables the result beats "
+    "from the player's side, ties counting half: above 50 is luckier than fair dice, below 50 "
+    "unluckier) lies between 5 and 95: the same as a two-sided p-value (exact, mid-p) of 0.10 "
+    "or more, and a count inside the whisker. Outside that band a result is lucky or "
+    "unlucky; significantly so when fair dice land at least this far from the expected count, "
+    "on either side, less than 1 time in 100 (p-value below 0.01). With six figures per table "
+    "(three measures, two players), about 1 fair table in 17 shows one significant figure by "
+    "chance; any one figure lands outside the band for roughly 1 fair table in 10."
 )
-_FAIR_RANGE = (0.05, 0.95)  # fair_range: the 5th..95th percentile of the count
 
 
 @dataclass(frozen=True)
@@ -104,6 +118,14 @@ class CountDistribution:
         """P(count > k)."""
         i = min(max(k - self.offset + 1, 0), len(self.pmf))
         return float(self.pmf[i:].sum())
+
+    def mid_tails(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """For each count of the support: P(count < k) + P(count = k)/2 and P(count > k) +
+        P(count = k)/2, each summed from its own end (tiny tails stay exact)."""
+        half = self.pmf / 2
+        lower: npt.NDArray[np.float64] = np.cumsum(self.pmf) - half
+        upper: npt.NDArray[np.float64] = np.cumsum(self.pmf[::-1])[::-1] - half
+        return lower, upper
 
     def quantile(self, q: float) -> int:
         """The smallest count k with P(count <= k) >= q."""
@@ -165,15 +187,23 @@ class MeasureLuck(BaseModel):
     expected: float = Field(description="Sum of each trial's exact chance.")
     expected_exact: str = Field(description="The same as a fraction 'a/b' (or an integer).")
     fair_range: tuple[int, int] = Field(
-        description="The 5th..95th percentile of the count with fair dice."
+        description="The counts that would be about as expected (luck percentile 5 to 95): "
+        "the page's whisker. The observed count is inside it exactly when the verdict is "
+        "as_expected."
     )
     luck_percentile: float = Field(
         description="Share (0-100) of fair tables this result beats from the player's side, "
-        "ties counting half; above 50 is luckier than fair dice."
+        "ties counting half; above 50 is luckier than fair dice. 5 to 95: about as expected."
     )
-    p_value: float = Field(description="Exact two-sided p-value of the count.")
+    p_value: float = Field(
+        description="Exact two-sided mid-p value of the count (twice the smaller of the "
+        "percentile and its complement): 0.10 or more exactly when about as expected."
+    )
     significant: bool = Field(description="p_value below 0.01.")
-    verdict: Verdict
+    verdict: Verdict = Field(
+        description="as_expected inside the band (luck percentile 5 to 95), else lucky or "
+        "unlucky (significantly so when significant)."
+    )
     text: str
 
 
@@ -188,11 +218,12 @@ def _fraction_text(p: Fraction) -> str:
     return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
-def _percent(x: float) -> str:
-    """A percentage for prose: whole numbers, with more digits only near 0 and 100."""
+def _percent(x: float, crosses: Callable[[float], bool] = lambda _: False) -> str:
+    """A percentage for prose: whole numbers, with more digits only near 0 and 100 or where
+    fewer would put it on the wrong side of an edge (``crosses``)."""
     for digits in range(0, 7):
         text = f"{x:.{digits}f}"
-        if 0 < float(text) < 100 or x in (0.0, 100.0):
+        if (0 < float(text) < 100 or x in (0.0, 100.0)) and not crosses(float(text)):
             return text.rstrip("0").rstrip(".") if "." in text else text
     return f"{x:.6f}"
 
@@ -226,6 +257,69 @@ _NOTHING_YET: dict[Measure, str] = {  # trials with a chance of 0 or 1 are not l
 }
 
 
+@dataclass(frozen=True)
+class _Standing:
+    """Where one count stands among fair tables: the figures a report shows, rounded so that
+    each agrees with the one rule (``inside``: luck percentile 5 to 95) it is shown for."""
+
+    inside: bool  # about as expected
+    exact: float  # the luck percentile as computed (the prose's)
+    percentile: float  # the same rounded to 2 decimals (the report's)
+    p_value: float  # two-sided mid-p, 4 significant figures
+    significant: bool
+
+    @property
+    def lucky(self) -> bool:
+        return self.exact >= 50
+
+    @property
+    def rank(self) -> str:
+        """ "luckier than 99% of fair tables": the share it beats, in as few digits as keep it
+        on its own side of the band's edge (outside: above 95, inside: 95 or less)."""
+        share = self.exact if self.lucky else 100 - self.exact
+        edge = AS_EXPECTED[1]
+        words = _percent(share, lambda shown: (shown > edge) == self.inside)
+        return f"{'luckier' if self.lucky else 'unluckier'} than {words}% of fair tables"
+
+
+def _standing(dist: CountDistribution, observed: int, bad: bool) -> _Standing:
+    """The one rule: the observed count's mid tails decide the percentile, the p-value and
+    whether it is about as expected; the figures are rounded without crossing its edges."""
+    lower, upper = dist.mid_tails()
+    i = observed - dist.offset
+    if 0 <= i < len(dist.pmf):
+        low, high = float(lower[i]), float(upper[i])
+    else:  # a count beyond the support (its tail underflowed): as far off as can be
+        low, high = (0.0, 1.0) if i < 0 else (1.0, 0.0)
+    smaller = min(low, high)
+    inside = smaller >= AS_EXPECTED_P / 2
+    significant = 2 * smaller < SIGNIFICANT
+    percentile = 100 * (high if bad else low)
+    shown = round(percentile, 2)
+    lo, hi = AS_EXPECTED
+    if inside:
+        shown = min(max(shown, lo), hi)
+    elif lo <= shown <= hi:  # rounding would carry it into the band
+        shown = lo - 0.01 if percentile < 50 else hi + 0.01
+    p_value = float(f"{min(1.0, 2 * smaller):.4g}")
+    for edge, keep_above in ((AS_EXPECTED_P, inside), (SIGNIFICANT, not significant)):
+        if keep_above and p_value < edge:
+            p_value = edge
+        elif not keep_above and p_value >= edge:
+            p_value = float(f"{edge - edge / 10_000:.4g}")
+    return _Standing(inside, percentile, shown, p_value, significant)
+
+
+def fair_band(dist: CountDistribution) -> tuple[int, int]:
+    """Every count that would be about as expected, by the same rule as ``_standing``: an
+    interval (each mid tail only grows one way), never empty (the median count is in it)."""
+    lower, upper = dist.mid_tails()
+    inside = np.flatnonzero(np.minimum(lower, upper) >= AS_EXPECTED_P / 2)
+    if len(inside) == 0:  # cannot happen (the median's smaller mid tail is >= 1/4)
+        raise ValueError("no count is about as expected")
+    return dist.offset + int(inside[0]), dist.offset + int(inside[-1])
+
+
 def measure_luck(player: str, measure: Measure, trials: Sequence[LuckTrial]) -> MeasureLuck:
     """The report for one player and measure from its trials (all of that player/measure)."""
     observed = sum(1 for t in trials if t.happened)
@@ -245,33 +339,24 @@ def measure_luck(player: str, measure: Measure, trials: Sequence[LuckTrial]) -> 
             text=_NOTHING_YET[measure].format(player=player),
         )
     dist = count_distribution(t.p for t in trials)
-    below, equal, above = dist.p_below(observed), dist.p_equal(observed), dist.p_above(observed)
-    p_value = min(1.0, 2 * min(below + equal, above + equal))
-    better = above if measure in _BAD else below  # fair results this one beats
-    percentile = 100 * (better + equal / 2)
-    significant = p_value < SIGNIFICANT
-    lucky = percentile >= 50
-    verdict: Verdict = ("lucky" if lucky else "unlucky") if significant else "as_expected"
-    rank = (
-        f"luckier than {_percent(percentile)}% of fair tables"
-        if lucky
-        else f"unluckier than {_percent(100 - percentile)}% of fair tables"
-    )
+    at = _standing(dist, observed, measure in _BAD)
+    verdict: Verdict = "as_expected" if at.inside else "lucky" if at.lucky else "unlucky"
     what = _what(player, measure, observed, len(trials), float(expected))
-    if significant:
-        text = f"{what}: {rank}; fair dice are this far off {_one_in(p_value)}."
+    if at.inside:
+        text = f"{what}: about as expected ({at.rank})."
     else:
-        text = f"{what}: about as expected ({rank})."
+        how = f"significantly {verdict}" if at.significant else verdict
+        text = f"{what}: {how} ({at.rank}; fair dice are this far off {_one_in(at.p_value)})."
     return MeasureLuck(
         measure=measure,
         trials=len(trials),
         observed=observed,
         expected=round(float(expected), 4),
         expected_exact=_fraction_text(expected),
-        fair_range=(dist.quantile(_FAIR_RANGE[0]), dist.quantile(_FAIR_RANGE[1])),
-        luck_percentile=round(percentile, 2),
-        p_value=float(f"{p_value:.4g}"),
-        significant=significant,
+        fair_range=fair_band(dist),
+        luck_percentile=at.percentile,
+        p_value=at.p_value,
+        significant=at.significant,
         verdict=verdict,
         text=text,
     )

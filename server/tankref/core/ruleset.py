@@ -472,9 +472,12 @@ CommandVerb = Literal["cards", "rulings", "odds"]
 class Command:
     """``tankref VERB --ruleset NAME ...``: the verb's description (its ``--help``), the
     arguments it adds, and what it does with them: ``run(args, stdout, stderr)`` writes to the
-    streams it is given and returns the exit code (0 done, 1 bad data, 2 a bad request)."""
+    streams it is given and returns the exit code (0 done, 1 bad data, 2 a bad request).
+    ``offered`` False: the ruleset has nothing to answer the verb with and its ``run`` says
+    why (``core.tools.not_offered``); it is not listed among the rulesets offering it."""
 
     verb: CommandVerb
     description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, TextIO, TextIO], int]
+    offered: bool = True

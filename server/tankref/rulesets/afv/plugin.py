@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -16,6 +17,7 @@ from tankref.core.geometry import TableArea, distance
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import (
+    Command,
     ModelState,
     OddsTrial,
     PlayRecord,
@@ -28,6 +30,7 @@ from tankref.core.ruleset import (
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.afv import NAME, about, engine, selfplay
 from tankref.rulesets.afv import aids as afv_aids
+from tankref.rulesets.afv import tools as afv_tools
 from tankref.rulesets.afv.actions import (
     ACTION_ADAPTER,
     Action,
@@ -269,6 +272,10 @@ class Afv(ModelState):
     def aids(self, state: Any, tank_id: str) -> Aids:
         """Where it may move, its arcs, its lines of fire (``rulesets.afv.aids``)."""
         return afv_aids.aids(self._state(state), tank_id)
+
+    def commands(self) -> Sequence[Command]:
+        """``tankref cards``, ``rulings`` and ``odds --ruleset afv`` (``rulesets.afv.tools``)."""
+        return afv_tools.commands(self)
 
     # --- conformance hooks -------------------------------------------------------------------
     def self_play(self, seed: int) -> PlayRecord:

@@ -10,6 +10,7 @@ those whose centres lie in its footprint); ``PUT /objective`` is refused (no obj
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -26,6 +27,7 @@ from tankref.core.hexgrid import Hex, HexGrid
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import (
+    Command,
     ModelState,
     OddsTrial,
     PlayRecord,
@@ -39,6 +41,7 @@ from tankref.core.ruleset import (
 from tankref.core.scene import LineOfFire, PlayerSide, SceneParts, TerrainView
 from tankref.rulesets.mtc import about, engine, selfplay
 from tankref.rulesets.mtc import aids as mtc_aids
+from tankref.rulesets.mtc import tools as mtc_tools
 from tankref.rulesets.mtc.actions import (
     ACTION_ADAPTER,
     Action,
@@ -52,7 +55,8 @@ from tankref.rulesets.mtc.actions import (
 )
 from tankref.rulesets.mtc.cards import Design
 from tankref.rulesets.mtc.context import get_tank
-from tankref.rulesets.mtc.fire import FirePlan, check_may_fire, plan_fire
+from tankref.rulesets.mtc.fire import check_may_fire, plan_fire
+from tankref.rulesets.mtc.odds import ShotOdds, shot_odds
 from tankref.rulesets.mtc.presentation import markers, tooltip
 from tankref.rulesets.mtc.state import HexTerrain, Options, TableState, TerrainKind
 
@@ -101,20 +105,6 @@ class TerrainBody(BaseModel):
     hexes: list[tuple[int, int]] | None = Field(default=None, max_length=2000)
     shape: Shape | None = None
     name: str = Field(default="", max_length=80)
-
-
-class ShotOdds(BaseModel):
-    """The chance of one attack (MTC-CB1, MTC-CRT1): exact, from the CRT column."""
-
-    shooters: list[str]
-    target_id: str
-    distance: int
-    attack: int
-    defense: int
-    town: bool
-    column: str
-    p_destroyed: float
-    exact: str
 
 
 _SETUP_ADAPTER: TypeAdapter[TableSetup] = TypeAdapter(TableSetup)
@@ -321,7 +311,7 @@ class MinimalTankCombat(ModelState):
         every enemy it may fire at alone now, most likely kill first."""
         assert isinstance(state, TableState)
         if target_id is not None:
-            return [_odds(plan_fire(state, [shooter_id], target_id))]
+            return [shot_odds(plan_fire(state, [shooter_id], target_id))]
         shooter = get_tank(state, shooter_id)
         check_may_fire(state, shooter)
         found = []
@@ -329,7 +319,7 @@ class MinimalTankCombat(ModelState):
             if other.player == shooter.player or not other.in_play:
                 continue
             try:
-                found.append(_odds(plan_fire(state, [shooter_id], other.id)))
+                found.append(shot_odds(plan_fire(state, [shooter_id], other.id)))
             except RulesError:
                 continue
         return sorted(found, key=lambda o: -o.p_destroyed)
@@ -353,6 +343,10 @@ class MinimalTankCombat(ModelState):
     def aids(self, state: Any, tank_id: str) -> Aids:
         """Where it may move, its arcs, its lines of fire (``rulesets.mtc.aids``)."""
         return mtc_aids.aids(self._state(state), tank_id)
+
+    def commands(self) -> Sequence[Command]:
+        """``tankref cards``, ``rulings`` and ``odds --ruleset mtc`` (``rulesets.mtc.tools``)."""
+        return mtc_tools.commands(self)
 
     # --- conformance hooks -------------------------------------------------------------------
     def self_play(self, seed: int) -> PlayRecord:
@@ -403,21 +397,6 @@ class MinimalTankCombat(ModelState):
                     )
                 )
         return trials
-
-
-def _odds(plan: FirePlan) -> ShotOdds:
-    p = plan.p
-    return ShotOdds(
-        shooters=[s.id for s in plan.shooters],
-        target_id=plan.target.id,
-        distance=max(line.distance for line in plan.lines.values()),
-        attack=plan.attack,
-        defense=plan.defense,
-        town=plan.town,
-        column=plan.column,
-        p_destroyed=float(p),
-        exact=f"{p.numerator}/{p.denominator}",
-    )
 
 
 def ruleset() -> MinimalTankCombat:

@@ -4,12 +4,19 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 from pathlib import Path
 from typing import TextIO
 
 from tankref.core.errors import DataError, RulesError
 from tankref.core.ruleset import Command
+from tankref.core.tools import (
+    cards_command,
+    percent,
+    pick_card,
+    print_chances,
+    rulings_command,
+    whole_number,
+)
 from tankref.rulesets.ttt.cards import TankCard, default_cards, load_cards
 from tankref.rulesets.ttt.odds import ShotOdds, odds_for_situation
 from tankref.rulesets.ttt.readings import READINGS
@@ -17,75 +24,37 @@ from tankref.rulesets.ttt.state import Options
 
 
 # --- tankref cards -------------------------------------------------------------------------
-def _cards_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dir", help="a card folder (tanks/*.toml, dice.toml, damage-deck.toml)")
-
-
-def _cards(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        cards = load_cards(Path(args.dir) if args.dir else None)
-    except DataError as err:
-        print(err, file=stderr)
-        return 1
-    print(
-        f"{'id':<18} {'name':<28} {'move':>5} {'acc':>3} {'pen':>3}  armour F/S/R/T  smoke",
-        file=stdout,
-    )
+def _card_lines(folder: Path | None) -> list[str]:
+    cards = load_cards(folder)
+    lines = [f"{'id':<18} {'name':<28} {'move':>5} {'acc':>3} {'pen':>3}  armour F/S/R/T  smoke"]
     for card in sorted(cards.tanks.values(), key=lambda c: (c.nation, c.id)):
         a = card.armour
         smoke = ", ".join(
             f"{s.kind} -{s.strength}" + (f' {s.range:g}"' if s.range else "") + f" x{s.uses}"
             for s in card.smoke
         )
-        print(
+        lines.append(
             f"{card.id:<18} {card.name[:28]:<28} {card.movement:>5g} {card.accuracy:>3} "
-            f"{card.penetration:>3}  {a.front}/{a.side}/{a.rear}/{a.turret:<9} {smoke}",
-            file=stdout,
+            f"{card.penetration:>3}  {a.front}/{a.side}/{a.rear}/{a.turret:<9} {smoke}"
         )
     deck = sum(c.count for c in cards.rules.deck)
-    print(
-        f"\n{len(cards.tanks)} tank cards; dice: {', '.join(cards.rules.dice)}; deck: {deck} cards",
-        file=stdout,
+    lines.append(
+        f"\n{len(cards.tanks)} tank cards; dice: {', '.join(cards.rules.dice)}; deck: {deck} cards"
     )
-    return 0
+    return lines
 
 
 # --- tankref rulings -----------------------------------------------------------------------
-def _no_arguments(parser: argparse.ArgumentParser) -> None:
-    return None
-
-
-def _rulings(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    for name, field in Options.model_fields.items():
-        print(f"{name} = {field.default!r}\n    {field.description or ''}", file=stdout)
-    # Chosen with the dice when the table is created (POST /tables "dice"), not an option.
-    print(
-        "dice.damage_cards = 'referee'\n    TTT-E7: who draws the damage card: the referee "
-        "from its own deck, or 'table' (the hit tank's owner draws from a physical deck; the "
-        "referee asks for the card once the shot penetrated)",
-        file=stdout,
-    )
-    print(
-        "\nReadings applied and reported in the result (one playable reading, no option):",
-        file=stdout,
-    )
-    for clause, text in READINGS:
-        print(f"{clause}\n    {text}", file=stdout)
-    return 0
+# Chosen with the dice when the table is created (POST /tables "dice"), not an option.
+_DAMAGE_CARDS = (
+    "dice.damage_cards = 'referee'",
+    "TTT-E7: who draws the damage card: the referee from its own deck, or 'table' (the hit "
+    "tank's owner draws from a physical deck; the referee asks for the card once the shot "
+    "penetrated)",
+)
 
 
 # --- tankref odds --------------------------------------------------------------------------
-def _count(text: str) -> int:
-    """A whole number of 0 or more (dice, cover, concealment, smoke)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
 def _odds_arguments(odds: argparse.ArgumentParser) -> None:
     odds.add_argument("shooter", metavar="SHOOTER_CARD", help="tank card id, e.g. tiger-i")
     odds.add_argument("target", metavar="TARGET_CARD", help="tank card id, e.g. m4a1-sherman")
@@ -97,20 +66,22 @@ def _odds_arguments(odds: argparse.ArgumentParser) -> None:
     )
     odds.add_argument("--moved", action="store_true", help="the shooter moved (-2, TTT-M1)")
     odds.add_argument("--shaken", action="store_true", help="Shaken shooter (-1, TTT-MR1)")
-    odds.add_argument("--optics", type=_count, default=0, help="Optics Damaged cards (-1 each)")
-    odds.add_argument("--gun", type=_count, default=0, help="Gun Damaged cards (-1 red each)")
+    odds.add_argument(
+        "--optics", type=whole_number, default=0, help="Optics Damaged cards (-1 each)"
+    )
+    odds.add_argument("--gun", type=whole_number, default=0, help="Gun Damaged cards (-1 red each)")
     odds.add_argument(
         "--target-fast", action="store_true", help="target Moving Fast (TTT-M2, if its card)"
     )
-    odds.add_argument("--cover", type=_count, default=0, help="Cover bonus N (TTT-CV1)")
+    odds.add_argument("--cover", type=whole_number, default=0, help="Cover bonus N (TTT-CV1)")
     odds.add_argument(
         "--cover-rule",
         choices=("armour", "literal"),
         default="armour",
         help="TTT-E5: Cover on the armour only (default), or also off the red dice",
     )
-    odds.add_argument("--concealment", type=_count, default=0, help="concealment N (TTT-CN1)")
-    odds.add_argument("--smoke", type=_count, default=0, help="smoke N on the line (TTT-SM3)")
+    odds.add_argument("--concealment", type=whole_number, default=0, help="concealment N (TTT-CN1)")
+    odds.add_argument("--smoke", type=whole_number, default=0, help="smoke N on the line (TTT-SM3)")
     odds.add_argument("--grizzled", action="store_true", help="Grizzled shooter (TTT-CR1)")
     odds.add_argument(
         "--grizzled-policy",
@@ -131,28 +102,6 @@ def _odds_arguments(odds: argparse.ArgumentParser) -> None:
     )
     odds.add_argument("--cards-dir", help="a card folder to read the cards, dice and deck from")
     odds.add_argument("--json", action="store_true", help="the full answer as JSON")
-
-
-def _pick_card(
-    cards: dict[str, TankCard], wanted: str, role: str, stderr: TextIO
-) -> TankCard | None:
-    """The card with id ``wanted``; else say so on stderr, naming the closest ids."""
-    if wanted in cards:
-        return cards[wanted]
-    by_name = {card.name.lower(): card_id for card_id, card in cards.items()}
-    close = difflib.get_close_matches(wanted.lower(), sorted(cards), n=3, cutoff=0.5)
-    close += [
-        by_name[name]
-        for name in difflib.get_close_matches(wanted.lower(), sorted(by_name), n=3, cutoff=0.5)
-        if by_name[name] not in close
-    ]
-    hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(sorted(cards))}"
-    print(f"tankref odds: unknown {role} card {wanted!r}: {hint}", file=stderr)
-    return None
-
-
-def _pct(p: float) -> str:
-    return f"{100 * p:7.2f}%"
 
 
 def _print_odds(odds: ShotOdds, shooter: TankCard, target: TankCard, stdout: TextIO) -> None:
@@ -194,15 +143,13 @@ def _print_odds(odds: ShotOdds, shooter: TankCard, target: TankCard, stdout: Tex
         ("  crew bails out (TTT-MR5)", "p_bail_out"),
         ("target fails morale", "p_morale_failure"),
     ]
-    say(f"\n  {'outcome':<30}{'chance':>8}   exact")
-    for label, name in rows:
-        say(f"  {label:<30}{_pct(getattr(odds, name))}   {odds.exact[name]}")
+    print_chances(((label, getattr(odds, name), odds.exact[name]) for label, name in rows), stdout)
     source = "a full deck" if odds.deck_reshuffled else f"the {odds.deck_left} cards left"
     say(f"\n  {'damage card (' + source + ')':<44}{'if pen.':>8}{'overall':>9}")
     for c in odds.cards:
         effect = c.effect.replace("_", " ") + (", catastrophic" if c.catastrophic else "")
         name = f"{c.name} x{c.left}"
-        say(f"  {name:<20}{effect:<24}{_pct(c.p_given_penetration)} {_pct(c.p)}")
+        say(f"  {name:<20}{effect:<24}{percent(c.p_given_penetration)} {percent(c.p)}")
     if not odds.morale.checks:
         say(f"\n  {odds.morale.why_not}")
 
@@ -213,10 +160,12 @@ def _odds(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     except DataError as err:
         print(err, file=stderr)
         return 1
-    shooter = _pick_card(cards.tanks, args.shooter, "shooter", stderr)
-    target = _pick_card(cards.tanks, args.target, "target", stderr)
-    if shooter is None or target is None:
+    names = {card_id: card.name for card_id, card in cards.tanks.items()}
+    shooter_id = pick_card(names, args.shooter, "shooter", stderr)
+    target_id = pick_card(names, args.target, "target", stderr)
+    if shooter_id is None or target_id is None:
         return 2
+    shooter, target = cards.tanks[shooter_id], cards.tanks[target_id]
     policy = args.grizzled_policy
     options = Options(cover=args.cover_rule, grizzled_reroll="auto" if policy == "auto" else "ask")
     try:
@@ -252,19 +201,18 @@ def _odds(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command(
-        "cards",
+    cards_command(
         "List TinyTableTopTanks' tank cards (id, name, move, accuracy, penetration, armour, "
         "smoke), or check a folder of card files and list every problem at once.",
-        _cards_arguments,
-        _cards,
+        "a card folder (tanks/*.toml, dice.toml, damage-deck.toml)",
+        _card_lines,
     ),
-    Command(
-        "rulings",
+    rulings_command(
         "The per-table rulings (TinyTableTopTanks' options) with their defaults and clauses, "
         "and the readings applied where only one is playable.",
-        _no_arguments,
-        _rulings,
+        Options,
+        READINGS,
+        more_options=(_DAMAGE_CARDS,),
     ),
     Command(
         "odds",

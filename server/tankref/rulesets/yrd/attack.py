@@ -14,6 +14,13 @@ from tankref.rulesets.yrd.damage import damage_tank
 from tankref.rulesets.yrd.presentation import piece_label, tank_label, where
 from tankref.rulesets.yrd.state import SPACE_LABEL, PieceState, TableState, TankState
 
+# Readings where the text leaves room, reported in the result that uses them.
+RULING_DOWN = (
+    "A piece whose card gives HP is Down at 0 HP and is no longer a target (the wider game "
+    "says what else that means)."
+)
+RULING_CRITICAL_FAILURE = "A critical failure on the Attack space also fails the attack."
+
 
 def check_attack(state: TableState, tank: TankState) -> None:
     """YRD-AT1: from its Attack space, once a turn, not Heavily Damaged (YRD-HP1)."""
@@ -139,14 +146,10 @@ def attack(ctx: YardContext, action: Attack) -> None:
             line = f"{piece_label(piece)} is Down (0 HP): no longer a target"
             ctx.say(line)
             ctx.event("piece_down", "YRD-AT1", line)
-            ctx.rule(
-                "YRD-AT1",
-                "A piece whose card gives HP is Down at 0 HP and is no longer a target (the "
-                "wider game says what else that means).",
-            )
+            ctx.rule("YRD-AT1", RULING_DOWN)
     elif verdict == "critical_failure":
         damage_tank(ctx, tank, 1, "its own critical failure", "YRD-AT1")
-        ctx.rule("YRD-AT1", "A critical failure on the Attack space also fails the attack.")
+        ctx.rule("YRD-AT1", RULING_CRITICAL_FAILURE)
     ctx.result.outcome = {
         "shooter": tank.id,
         "target": piece.id,

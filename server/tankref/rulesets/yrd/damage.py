@@ -7,6 +7,12 @@ from tankref.rulesets.yrd.context import YardContext
 from tankref.rulesets.yrd.presentation import tank_label
 from tankref.rulesets.yrd.state import TankState
 
+# A reading where the text leaves room, reported in the result that uses it.
+RULING_SHUTDOWN = (
+    "Shut Down lasts to the end of the owner's next turn: its coming turn when damaged in the "
+    "enemy's turn, the turn after when damaged in its own; HP does not go below 0."
+)
+
 
 def damage_tank(ctx: YardContext, tank: TankState, amount: int, why: str, clause: str) -> None:
     """Damage a tank: HP down (not below 0), Heavily Damaged at 0 (YRD-HP1), Shut Down until
@@ -35,8 +41,4 @@ def damage_tank(ctx: YardContext, tank: TankState, amount: int, why: str, clause
     )
     ctx.say(line)
     ctx.event("shutdown", "YRD-SD1", line, tank_id=tank.id, until_turn=tank.shutdown_until)
-    ctx.rule(
-        "YRD-SD1",
-        "Shut Down lasts to the end of the owner's next turn: its coming turn when damaged in "
-        "the enemy's turn, the turn after when damaged in its own; HP does not go below 0.",
-    )
+    ctx.rule("YRD-SD1", RULING_SHUTDOWN)

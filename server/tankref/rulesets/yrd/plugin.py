@@ -7,6 +7,7 @@ terrain and no objective, so those requests are refused with a clear code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -21,6 +22,7 @@ from tankref.core.geometry import TableArea
 from tankref.core.luck import LuckTrial
 from tankref.core.results import Result
 from tankref.core.ruleset import (
+    Command,
     ModelState,
     OddsTrial,
     PlayRecord,
@@ -32,6 +34,7 @@ from tankref.core.ruleset import (
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.rulesets.yrd import about, engine, scene, selfplay
 from tankref.rulesets.yrd import aids as yrd_aids
+from tankref.rulesets.yrd import tools as yrd_tools
 from tankref.rulesets.yrd.actions import (
     ACTION_ADAPTER,
     Action,
@@ -261,6 +264,11 @@ class TankYard(ModelState):
     def aids(self, state: Any, tank_id: str) -> Aids:
         """Where it may move, its arcs, its lines of fire (``rulesets.yrd.aids``)."""
         return yrd_aids.aids(self._state(state), tank_id)
+
+    def commands(self) -> Sequence[Command]:
+        """``tankref cards`` and ``rulings --ruleset yrd``, and an ``odds`` that says why it
+        has no shot to price (``rulesets.yrd.tools``)."""
+        return yrd_tools.COMMANDS
 
     # --- conformance hooks -------------------------------------------------------------------
     def self_play(self, seed: int) -> PlayRecord:

@@ -83,8 +83,10 @@ export function oddsNodes(reply, tanksById) {
 const isMeasure = (v) => Boolean(v) && typeof v === "object" && typeof v.observed === "number";
 
 /** The luck chart: per player and measure (whatever the ruleset counts: hits, penetrations,
- * morale failures ...), observed (bar) against expected (tick) and the 5th–95th percentile a
- * fair table lands in (whisker). A measure nobody has had a chance at yet is left out. */
+ * morale failures ...), observed (bar) against expected (tick) and the counts that are about
+ * as expected (whisker): the referee's own band (`fair_range`), never worked out here, so the
+ * whisker, the words and the figures always agree. A measure nobody has had a chance at yet
+ * is left out. */
 export function luckNodes(reply, colours) {
   const players = reply.players || [];
   if (!players.length) return [el("p", { class: "note", text: "No players yet." })];
@@ -98,7 +100,7 @@ export function luckNodes(reply, colours) {
   for (const p of players) {
     for (const m of measures) {
       const s = p[m];
-      if (isMeasure(s)) top = Math.max(top, s.trials, s.observed, s.fair_range ? s.fair_range[1] : 0);
+      if (isMeasure(s)) top = Math.max(top, s.trials, s.observed, s.fair_range[1]);
     }
   }
   const rowH = 16;
@@ -112,10 +114,10 @@ export function luckNodes(reply, colours) {
     for (const m of measures) {
       const s = p[m];
       if (!isMeasure(s)) continue;
-      const [lo, hi] = s.fair_range || [s.expected, s.expected];
+      const [lo, hi] = s.fair_range;
       const mid = y + rowH / 2;
       rows.push(svg("g", { class: `luck-row verdict-${s.verdict}`, "data-player": p.player, "data-measure": m,
-        "data-observed": s.observed, "data-expected": s.expected },
+        "data-observed": s.observed, "data-expected": s.expected, "data-band": `${lo}-${hi}` },
       svg("title", { text: s.text }),
       svg("text", { x: 0, y: mid + 4, class: "luck-label", text: `${p.player} ${m.replaceAll("_", " ")}` }),
       svg("rect", { x: left, y: y + 2, width: Math.max(0, scale(s.observed) - left), height: rowH - 4,
@@ -141,7 +143,7 @@ export function luckNodes(reply, colours) {
     .map((s) => el("li", { class: s.significant ? `verdict-${s.verdict}` : "", text: s.text })));
   return [
     chart,
-    chart ? el("p", { class: "legend-line muted", text: "Bar: observed. Thick tick: expected. Whisker: where 90% of fair tables land." }) : null,
+    chart ? el("p", { class: "legend-line muted", text: "Bar: observed. Thick tick: expected. Whisker: the counts that are about as expected (luck percentile 5 to 95)." }) : null,
     texts.length ? el("ul", { class: "luck-text" }, texts) : el("p", { class: "note", text: "No chances counted yet." }),
     reply.significance ? el("p", { class: "muted small", text: reply.significance }) : null,
   ];
