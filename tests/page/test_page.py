@@ -77,7 +77,7 @@ def test_the_page_follows_a_game_live_and_survives_a_referee_restart(
         page.wait_for_selector('#live[data-state="live"]')
         board = page.locator("#board")
         assert board.locator(".tank").count() == 1  # R1 waits in reserve, off the table
-        assert "off the table: R1" in page.inner_text("#legend")
+        assert "off the table: Tiger I Ausf. E" in page.inner_text("#legend")  # by name
         assert board.locator('[data-terrain="wood"]').count() == 1
         assert board.locator('[data-terrain="farm"]').get_attribute("points") == (
             "14,4 20,4 20,-2 14,-2"  # north up: z is drawn as -y

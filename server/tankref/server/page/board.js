@@ -100,7 +100,7 @@ function terrainShape(piece, onHexes) {
     node,
     svg("title", { text: `${label} (${piece.kind})` }),
     size ? svg("text", { class: "terrain-label board-label", x: num(cx, 3), y: num(-cz, 3),
-      "text-anchor": "middle", "font-size": num(size, 2), "data-terrain": piece.id, text: shown }) : null);
+      "text-anchor": "middle", "font-size": num(size, 2), text: shown }) : null);
 }
 
 // --- a hex grid (rulesets that play on hexes): the same arithmetic as tankref.core.hexgrid ---
