@@ -184,6 +184,9 @@ def test_the_odds_read_in_words_with_the_fractions_behind_a_disclosure(
     reply = httpx.get(f"{url}/tables/{table_id}/tanks/{shooter}/odds").json()
     page.locator(f'#board .tank[data-tank="{shooter}"] .hit-area').click(force=True)
     page.wait_for_selector(f'#odds[data-tank="{shooter}"] .odds')
+    # The picked unit's aids (lines of fire, each with its reading) keep clear of the labels.
+    page.wait_for_selector("#board .aids-layer .aid-reading")
+    assert page.evaluate(OVERLAPS) == []
     odds = reply["odds"][0]
     block = page.locator(f'#odds .odds[data-target="{odds["target"]}"]')
     hit = block.locator(':scope > .bar-row[data-kind="hit"]')

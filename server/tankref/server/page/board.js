@@ -27,11 +27,32 @@ const BADGES = {
 /** The badge a marker is drawn with: "Gz" for Grizzled, "GD2" for "Gun Damaged x2". */
 export function badge(marker) {
   if (BADGES[marker]) return BADGES[marker];
-  if (marker.length <= 6) return marker; // "HP 4/5", "Moved", "Piece": short enough as they are
+  // "HP 4/5", "Moved", "Piece", "HP 11/20": short enough as they are (a count is kept whole).
+  if (marker.length <= 6 || (/\d/.test(marker) && marker.length <= 9)) return marker;
   const words = marker.split(/\s+/).filter((w) => /^[A-Za-z]/.test(w));
   const short = words.length > 1 ? words.map((w) => w[0]).join("").slice(0, 3) : marker.slice(0, 2);
   const count = marker.match(/x(\d+)$/);
   return short + (count ? count[1] : "");
+}
+
+/** The badge of each marker on the units on the table: badge(), except where two markers
+ *  would share one ("Attack space", "Anti-tank space": "AS", "ATS"), which then take every
+ *  word's initial (or, failing that, a number). */
+export function badgeMap(scene) {
+  const markers = new Set();
+  for (const t of scene.tanks || []) if (t.on_table) t.markers.forEach((m) => markers.add(m));
+  const out = new Map([...markers].map((m) => [m, badge(m)]));
+  const users = new Map();
+  for (const [m, b] of out) users.set(b, [...(users.get(b) || []), m]);
+  for (const shared of users.values()) {
+    if (shared.length < 2) continue;
+    shared.forEach((m, i) => {
+      const longer = m.split(/[\s-]+/).filter((w) => /^[A-Za-z]/.test(w)).map((w) => w[0].toUpperCase()).join("");
+      const taken = [...out.values()].includes(longer);
+      out.set(m, taken || !longer ? `${badge(m)}${i + 1}` : longer);
+    });
+  }
+  return out;
 }
 
 /** What the board shows a tank as: its name; where two share one, with its id beside it. */
@@ -184,7 +205,7 @@ function ring(r, colours) {
       "font-size": num(size, 2), text: label }) : null);
 }
 
-function tank(t, name, colour, selected, onSelect, scale, offTable) {
+function tank(t, name, badges, colour, selected, onSelect, scale, offTable) {
   const destroyed = t.markers.includes("Destroyed");
   const body = destroyed ? "#8c8c8c" : colour;
   const markers = t.markers.filter((m) => m !== "Destroyed");
@@ -216,17 +237,17 @@ function tank(t, name, colour, selected, onSelect, scale, offTable) {
   svg("text", { class: "tank-label board-label", y: 3.1, "text-anchor": "middle",
     "data-unit": t.tank_id, text: offTable ? `${name} (off the table)` : name }));
   let x = 1.6; // badges side by side, each as wide as its text
-  const badges = svg("g", { class: "badges board-label" });
+  const chips = svg("g", { class: "badges board-label" });
   markers.forEach((m) => {
-    const text = badge(m);
+    const text = badges.get(m) || badge(m);
     const w = 0.75 + 0.6 * text.length;
     const at = x;
     x += w + 0.2;
-    badges.append(svg("g", { class: "badge", "data-marker": m, "data-badge": text },
+    chips.append(svg("g", { class: "badge", "data-marker": m, "data-badge": text },
       svg("rect", { x: at, y: -2.9, width: w, height: 1.5, rx: 0.4, fill: "#fff8dc", stroke: "#333", "stroke-width": 0.1 }),
       svg("text", { x: at + w / 2, y: -1.8, "text-anchor": "middle", text })));
   });
-  if (markers.length) g.append(badges);
+  if (markers.length) g.append(chips);
   const choose = () => onSelect(t.tank_id);
   g.addEventListener("click", choose);
   g.addEventListener("keydown", (e) => {
@@ -276,6 +297,7 @@ export function drawBoard(node, scene, { selected, onSelect }) {
     svg("g", { class: "ring-layer" }, (scene.rings || []).map((r) => ring(r, colours))),
   ];
   const names = unitNames(scene.tanks || []);
+  const badges = badgeMap(scene);
   const fire = scene.line_of_fire;
   if (fire) {
     // On the board, what came of the shot ("missed", "destroyed"): the units say who by
@@ -296,7 +318,7 @@ export function drawBoard(node, scene, { selected, onSelect }) {
   const scale = scene.grid ? Math.min(1, scene.grid.hex_width / 3.6) : 1;
   const outside = (t) => t.x < a.x_min || t.x > a.x_max || t.z < a.z_min || t.z > a.z_max;
   layers.push(svg("g", { class: "tank-layer" },
-    onTable.map((t) => tank(t, names.get(t.tank_id), colours.get(t.player) || "#666", t.tank_id === selected,
+    onTable.map((t) => tank(t, names.get(t.tank_id), badges, colours.get(t.player) || "#666", t.tank_id === selected,
       onSelect, scale, outside(t)))));
   // A live update redraws the board: the unit a keyboard user is on keeps the focus, so the
   // Enter they are about to press still picks it.

@@ -48,9 +48,9 @@ export function pct(p) {
 export function inWords(p) {
   if (!(p > 0)) return "no chance";
   if (p >= 1) return "certain";
-  if (p < 0.001) return "under 1 in 1,000";
+  if (p < 0.001) return "<1 in 1,000";
   if (p < 0.095) return `1 in ${Math.round(1 / p)}`;
-  if (p >= 0.95) return p > 0.995 ? "over 99 in 100" : `${Math.round(100 * p)} in 100`;
+  if (p >= 0.95) return p > 0.995 ? ">99 in 100" : `${Math.round(100 * p)} in 100`;
   return `${Math.round(10 * p)} in 10`;
 }
 

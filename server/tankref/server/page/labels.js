@@ -7,7 +7,8 @@
 // the other units' hulls. Boxes are measured once per label, in screen pixels, and shifted
 // by arithmetic: one layout per label however many spots are tried.
 
-const RANK = ["compass", "tank-label", "badges", "fire-label", "ring-label", "terrain-label"];
+const RANK = ["compass", "tank-label", "badges", "fire-label", "ring-label", "terrain-label",
+  "aid-refused", "aid-reading"];
 const GAP = 1; // px kept between two labels
 
 // Spots to try, in the label's own units (inches on the board): nearest first, vertical

@@ -4,7 +4,7 @@
 
 import { BoardAids } from "./aids.js";
 import { get, tablePath, ApiError } from "./api.js";
-import { badge, drawBoard, terrainLook, unitNames } from "./board.js";
+import { badgeMap, drawBoard, terrainLook, unitNames } from "./board.js";
 import { luckNodes } from "./charts.js";
 import { el, replace } from "./dom.js";
 import { LogView, entryWords } from "./log.js";
@@ -316,13 +316,8 @@ class TableView {
    *  on the table, in its own words (a badge that is its marker, "HP 4/5", needs no key). */
   markerKey(scene) {
     const onTable = (scene.tanks || []).filter((t) => t.on_table);
-    const seen = new Map();
-    for (const t of onTable) {
-      for (const m of t.markers) {
-        if (m !== "Destroyed" && badge(m) !== m && !seen.has(m)) seen.set(m, badge(m));
-      }
-    }
-    const items = [...seen].sort((p, q) => p[1].localeCompare(q[1]))
+    const seen = [...badgeMap(scene)].filter(([m, b]) => m !== "Destroyed" && b !== m);
+    const items = seen.sort((p, q) => p[1].localeCompare(q[1]))
       .map(([marker, short]) => el("li", { class: "badge-key", "data-badge": short, "data-marker": marker },
         el("span", { class: "badge-chip", text: short }), ` ${marker}`));
     if (onTable.some((t) => t.markers.includes("Destroyed"))) {
