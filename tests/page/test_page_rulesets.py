@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from kit.afv import cm
-from pagekit import Watch
+from pagekit import Watch, board_clipped, board_overlaps, check_badges_keyed
 from serverkit import Table, live_referee, new_table
 from tankref.core.geometry import TableArea
 from tankref.core.hexgrid import Hex, HexGrid
@@ -183,6 +183,10 @@ def check_luck(page: Any, table: Table) -> None:
 
 
 def finish(page: Any, watch: Watch, url: str, ruleset: str, tmp_path: Path) -> None:
+    # Every badge keyed in the legend; no label on another; nothing cut off at the edge.
+    check_badges_keyed(page)
+    assert board_overlaps(page) == []
+    assert board_clipped(page) == []
     shot = tmp_path / f"page-{ruleset}.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pagekit import Watch
+from pagekit import Watch, board_clipped, board_overlaps, check_badges_keyed
 from serverkit import live_referee
 from tankref.server.demo import play
 
@@ -47,33 +47,6 @@ OUTSIDE = """() => {
   }
   return out;
 }"""
-
-# What is drawn on the board but reaches past the board's own box (cut off).
-CLIPPED = """() => {
-  const b = document.getElementById("board").getBoundingClientRect(), out = [];
-  for (const n of document.querySelectorAll("#board .tank, #board text, #board .terrain")) {
-    const r = n.getBoundingClientRect();
-    if (r.left < b.left - 0.5 || r.top < b.top - 0.5 || r.right > b.right + 0.5 || r.bottom > b.bottom + 0.5) {
-      out.push(`${n.getAttribute("class")} ${n.dataset.tank || n.textContent}`);
-    }
-  }
-  return out;
-}"""
-
-# Pairs of SVG text elements on the board whose boxes overlap.
-OVERLAPS = """() => {
-  const boxes = [...document.querySelectorAll("#board text")].map((n) => [n.textContent, n.getBoundingClientRect()])
-    .filter(([, r]) => r.width && r.height);
-  const out = [];
-  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-    const [s, a] = boxes[i], [t, b] = boxes[j];
-    if (Math.min(a.right, b.right) > Math.max(a.left, b.left) && Math.min(a.bottom, b.bottom) > Math.max(a.top, b.top)) {
-      out.push(`${s} / ${t}`);
-    }
-  }
-  return out;
-}"""
-
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Any:
@@ -115,7 +88,7 @@ def test_the_demo_game_fits_the_screen_with_names_a_legend_and_no_label_on_anoth
     scroll = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
     assert scroll[0] <= size[0] and scroll[1] <= size[1], scroll
     assert page.evaluate(OUTSIDE) == []
-    assert page.evaluate(CLIPPED) == []
+    assert board_clipped(page) == []
     board = page.locator("#board").bounding_box()
     assert board["width"] >= 0.6 * size[0] and board["height"] >= 0.6 * size[1], board
     if view == "stream":
@@ -131,7 +104,7 @@ def test_the_demo_game_fits_the_screen_with_names_a_legend_and_no_label_on_anoth
 
     # No two labels on the board overlap.
     assert page.locator("#board text").count() > 8
-    assert page.evaluate(OVERLAPS) == []
+    assert board_overlaps(page) == []
 
     # Names, not ids: each unit's label is its name (the id only beside a shared name).
     ids = {t["tank_id"] for t in scene["tanks"]}
@@ -151,20 +124,8 @@ def test_the_demo_game_fits_the_screen_with_names_a_legend_and_no_label_on_anoth
 
     if view == "normal":
         # Every badge drawn is in the legend with the marker it stands for.
-        drawn = {
-            (b.get_attribute("data-badge"), b.get_attribute("data-marker"))
-            for b in page.locator("#board .badge").all()
-        }
-        assert drawn, "the demo's game ends with markers on the table"
-        keyed = {
-            (k.get_attribute("data-badge"), k.get_attribute("data-marker"))
-            for k in page.locator("#legend .badge-key[data-badge]").all()
-        }
-        assert {d for d in drawn if d[0] != d[1]} <= keyed
-        for short, marker in keyed:
-            assert page.locator(f'#legend .badge-key[data-marker="{marker}"]').inner_text() == (
-                f"{short} {marker}"
-            )
+        assert page.locator("#board .badge").count(), "the demo's game ends with markers"
+        check_badges_keyed(page)
     watch.check_stayed_home(url)
     page.close()
 
@@ -186,7 +147,7 @@ def test_the_odds_read_in_words_with_the_fractions_behind_a_disclosure(
     page.wait_for_selector(f'#odds[data-tank="{shooter}"] .odds')
     # The picked unit's aids (lines of fire, each with its reading) keep clear of the labels.
     page.wait_for_selector("#board .aids-layer .aid-reading")
-    assert page.evaluate(OVERLAPS) == []
+    assert board_overlaps(page) == []
     odds = reply["odds"][0]
     block = page.locator(f'#odds .odds[data-target="{odds["target"]}"]')
     hit = block.locator(':scope > .bar-row[data-kind="hit"]')

@@ -35,6 +35,18 @@ export function badge(marker) {
   return short + (count ? count[1] : "");
 }
 
+/** Shorter forms of a unit's label for a crowded board: its name's first two words (what
+ *  is in brackets dropped; the id kept where the name is shared), then its id alone. */
+function shorterNames(t, shown) {
+  const words = (t.name || "").replace(/\([^)]*\)/g, " ").trim().split(/\s+/).filter(Boolean);
+  const short = words.slice(0, 2).join(" ");
+  const forms = [];
+  const withId = shown.endsWith(`(${t.tank_id})`);
+  if (short && short !== t.name) forms.push(withId ? `${short} (${t.tank_id})` : short);
+  if (t.tank_id !== shown) forms.push(t.tank_id);
+  return forms;
+}
+
 /** The badge of each marker on the units on the table: badge(), except where two markers
  *  would share one ("Attack space", "Anti-tank space": "AS", "ATS"), which then take every
  *  word's initial (or, failing that, a number). */
@@ -235,7 +247,8 @@ function tank(t, name, badges, colour, selected, onSelect, scale, offTable) {
   hull,
   destroyed ? svg("path", { d: "M-1.3 -1.3 L1.3 1.3 M1.3 -1.3 L-1.3 1.3", stroke: "#222", "stroke-width": 0.3 }) : null,
   svg("text", { class: "tank-label board-label", y: 3.1, "text-anchor": "middle",
-    "data-unit": t.tank_id, text: offTable ? `${name} (off the table)` : name }));
+    "data-unit": t.tank_id, "data-shorter": JSON.stringify(shorterNames(t, name)),
+    text: offTable ? `${name} (off the table)` : name }));
   let x = 1.6; // badges side by side, each as wide as its text
   const chips = svg("g", { class: "badges board-label" });
   markers.forEach((m) => {

@@ -1,15 +1,17 @@
 // Board labels that never cover one another, and a view that shows everything drawn.
 //
-// Every label on the board (class "board-label": the compass, unit names, marker badges, the
-// last shot, ring and terrain names) is placed in turn, the most important first; each keeps
-// its spot if that is free, else moves to the nearest free spot around it (a unit's name
-// below it, else above, else aside). Free means clear of the labels placed before it and of
-// the other units' hulls. Boxes are measured once per label, in screen pixels, and shifted
-// by arithmetic: one layout per label however many spots are tried.
+// Every label on the board (class "board-label": the compass, marker badges, unit names, the
+// last shot, ring and terrain names, the aids' words) is placed in turn, the most important
+// first; each keeps its spot if that is free, else moves to the nearest free spot around it
+// (a unit's name below it, else above, else aside). Free means clear of the labels placed
+// before it and, where it can be, of the other units' hulls. Boxes are measured once per
+// label (and form), in screen pixels, and shifted by arithmetic.
 
-const RANK = ["compass", "tank-label", "badges", "fire-label", "ring-label", "terrain-label",
+const RANK = ["compass", "badges", "tank-label", "fire-label", "ring-label", "terrain-label",
   "aid-refused", "aid-reading"];
 const GAP = 1; // px kept between two labels
+const FORM_COST = 10; // a shorter form is worth about two lines' move (see SPOTS' order)
+const HULL_COST = 40; // covering a unit is worse than a shorter name or a longer move
 
 // Spots to try, in the label's own units (inches on the board): nearest first, vertical
 // moves before sideways ones (a name a line lower reads as the same unit's).
@@ -36,7 +38,10 @@ function shifted(box, dx, dy) {
   return { left: box.left + dx, right: box.right + dx, top: box.top + dy, bottom: box.bottom + dy };
 }
 
-/** Move the board's labels apart (a transform on each label that had to move). */
+/** Move the board's labels apart (a transform on each label that had to move). A label with
+ *  shorter forms (data-shorter: a JSON list, e.g. a unit's short name, then its id) takes
+ *  the first that finds a free spot; one that finds none is hidden (its tooltip and the
+ *  unit's aria-label still say it): a label on another label helps nobody. */
 export function placeLabels(board) {
   const labels = [...board.querySelectorAll(".board-label")];
   labels.sort((p, q) => rank(p) - rank(q)); // stable: drawing order within a rank
@@ -46,23 +51,40 @@ export function placeLabels(board) {
   const placed = [];
   for (const label of labels) {
     label.removeAttribute("transform");
-    const box = label.getBoundingClientRect();
+    label.removeAttribute("display");
+    if (label.dataset.full !== undefined) label.textContent = label.dataset.full;
     const ctm = label.getScreenCTM();
-    if ((!box.width && !box.height) || !ctm) continue; // not laid out (hidden): nothing to place
+    const first = label.getBoundingClientRect();
+    if ((!first.width && !first.height) || !ctm) continue; // not laid out (hidden): nothing to place
     const own = label.closest(".tank");
     const others = hulls.filter((h) => h.unit !== own).map((h) => h.box);
+    const forms = [null, ...JSON.parse(label.dataset.shorter || "[]")];
     let best = null;
-    for (const [dx, dy] of SPOTS) {
-      const at = shifted(box, dx * ctm.a + dy * ctm.c, dx * ctm.b + dy * ctm.d);
-      // Covering another label is what must never happen; covering a hull only if no
-      // spot near enough is clear of both.
-      const cost = 100 * placed.reduce((s, b) => s + overlap(at, b), 0) +
-        others.reduce((s, b) => s + overlap(at, b), 0);
-      if (!best || cost < best.cost) best = { dx, dy, at, cost };
-      if (cost === 0) break;
+    forms.forEach((text, form) => {
+      if (text !== null) {
+        if (label.dataset.full === undefined) label.dataset.full = label.textContent;
+        label.textContent = text;
+      }
+      const box = text === null ? first : label.getBoundingClientRect();
+      SPOTS.forEach(([dx, dy], near) => {
+        // Near its anchor first; a shorter form near beats the full one far off; a spot on
+        // another unit's hull only where nothing else is free. Never on a label.
+        const score = near + FORM_COST * form;
+        if (best && score >= best.score) return;
+        const at = shifted(box, dx * ctm.a + dy * ctm.c, dx * ctm.b + dy * ctm.d);
+        if (placed.some((b) => overlap(at, b))) return;
+        const onHull = others.some((b) => overlap(at, b));
+        const total = score + (onHull ? HULL_COST : 0);
+        if (!best || total < best.score) best = { text, dx, dy, at, score: total };
+      });
+    });
+    if (!best) {
+      label.setAttribute("display", "none");
+      if (label.dataset.full !== undefined) label.textContent = label.dataset.full;
+      continue;
     }
+    if (label.dataset.full !== undefined) label.textContent = best.text === null ? label.dataset.full : best.text;
     if (best.dx || best.dy) label.setAttribute("transform", `translate(${best.dx} ${best.dy})`);
-    label.dataset.moved = best.dx || best.dy ? `${best.dx} ${best.dy}` : "";
     placed.push(best.at);
   }
 }
