@@ -81,7 +81,8 @@ _CLIPPED = """() => {
   const b = document.getElementById("board").getBoundingClientRect(), out = [];
   for (const n of document.querySelectorAll("#board .tank, #board text, #board .terrain")) {
     const r = n.getBoundingClientRect();
-    if (r.left < b.left - 0.5 || r.top < b.top - 0.5 || r.right > b.right + 0.5 || r.bottom > b.bottom + 0.5) {
+    if (r.left < b.left - 0.5 || r.top < b.top - 0.5
+        || r.right > b.right + 0.5 || r.bottom > b.bottom + 0.5) {
       out.push(`${n.getAttribute("class")} ${n.dataset.tank || n.textContent}`);
     }
   }

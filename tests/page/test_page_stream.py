@@ -39,14 +39,17 @@ OUTSIDE = """() => {
     for (let p = n.parentElement; p && p !== document.body; p = p.parentElement) {
       if (p instanceof HTMLElement && scrolls(p)) { held = true; break; }
     }
-    if (n.closest("svg") && n.tagName.toLowerCase() !== "svg") held = true; // checked against the board
+    // What is inside the board is checked against the board (pagekit.board_clipped).
+    if (n.closest("svg") && n.tagName.toLowerCase() !== "svg") held = true;
     if (held) continue;
     if (r.left < -0.5 || r.top < -0.5 || r.right > w + 0.5 || r.bottom > h + 0.5) {
-      out.push(`${n.tagName}#${n.id}.${n.className && n.className.baseVal !== undefined ? n.className.baseVal : n.className} ${[r.left, r.top, r.right, r.bottom].map(Math.round)}`);
+      const box = [r.left, r.top, r.right, r.bottom].map(Math.round);
+      out.push(`${n.tagName}#${n.id} ${n.getAttribute("class") || ""} ${box}`);
     }
   }
   return out;
 }"""
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Any:
@@ -85,7 +88,9 @@ def test_the_demo_game_fits_the_screen_with_names_a_legend_and_no_label_on_anoth
     assert shot.stat().st_size > 10_000
 
     # Fills the window, never scrolls; nothing pokes out of it or out of the board.
-    scroll = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    scroll = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    )
     assert scroll[0] <= size[0] and scroll[1] <= size[1], scroll
     assert page.evaluate(OUTSIDE) == []
     assert board_clipped(page) == []
@@ -95,7 +100,9 @@ def test_the_demo_game_fits_the_screen_with_names_a_legend_and_no_label_on_anoth
         # The board and the last result only, on a page OBS can key out.
         for hidden in (".top", "#banner", ".side", "#legend"):
             assert not page.locator(hidden).is_visible(), hidden
-        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+        assert (
+            page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+        )
         assert board["width"] >= 0.95 * size[0]
     last = page.locator("#last-result")
     assert last.is_visible()
@@ -140,7 +147,8 @@ def test_the_odds_read_in_words_with_the_fractions_behind_a_disclosure(
     shooter = next(
         t["tank_id"]
         for t in scene["tanks"]
-        if t["in_play"] and httpx.get(f"{url}/tables/{table_id}/tanks/{t['tank_id']}/odds").status_code == 200
+        if t["in_play"]
+        and httpx.get(f"{url}/tables/{table_id}/tanks/{t['tank_id']}/odds").status_code == 200
     )
     reply = httpx.get(f"{url}/tables/{table_id}/tanks/{shooter}/odds").json()
     page.locator(f'#board .tank[data-tank="{shooter}"] .hit-area').click(force=True)
@@ -166,7 +174,11 @@ def test_the_odds_read_in_words_with_the_fractions_behind_a_disclosure(
     assert f"range {round(odds['range'], 1):g} in" in block.locator(".facts").inner_text()
 
     # The log: the last shot's range with its unit.
-    shot = next(e for e in reversed(httpx.get(f"{url}/tables/{table_id}/log?limit=500").json()["entries"]) if e["kind"] == "engage")
+    shot = next(
+        e
+        for e in reversed(httpx.get(f"{url}/tables/{table_id}/log?limit=500").json()["entries"])
+        if e["kind"] == "engage"
+    )
     row = page.locator(f'#log > li[data-seq="{shot["seq"]}"]')
     assert row.count() == 1, "the demo's last shot is on the log's newest page"
     row.locator("summary").click()

@@ -24,15 +24,44 @@ const BADGES = {
   Reserve: "Rs",
 };
 
-/** The badge a marker is drawn with: "Gz" for Grizzled, "GD2" for "Gun Damaged x2". */
+/** The badge a marker is drawn with: "Gz" for Grizzled, "GD2" for "Gun Damaged x2", "Di090"
+ *  for "Direction 090°": a word's first letters, or each word's initial, and its numbers. */
 export function badge(marker) {
   if (BADGES[marker]) return BADGES[marker];
   // "HP 4/5", "Moved", "Piece", "HP 11/20": short enough as they are (a count is kept whole).
   if (marker.length <= 6 || (/\d/.test(marker) && marker.length <= 9)) return marker;
-  const words = marker.split(/\s+/).filter((w) => /^[A-Za-z]/.test(w));
-  const short = words.length > 1 ? words.map((w) => w[0]).join("").slice(0, 3) : marker.slice(0, 2);
-  const count = marker.match(/x(\d+)$/);
-  return short + (count ? count[1] : "");
+  const words = marker.split(/[\s-]+/).filter((w) => /^[A-Za-z]+$/.test(w));
+  const short = words.length > 1 ? words.map((w) => w[0]).join("").slice(0, 3) : (words[0] || marker).slice(0, 2);
+  return short + (marker.match(/\d+/g) || []).join("/");
+}
+
+/** A longer badge, for two markers that would share one: every word's initial (bracketed
+ *  words too: "Artillery 2 (Ann)" -> "AA2") or a word's first three letters, and numbers. */
+function longerBadge(marker) {
+  const words = marker.split(/[\s-]+/).map((w) => w.replace(/[^A-Za-z]/g, "")).filter(Boolean);
+  const short = words.length > 1 ? words.map((w) => w[0].toUpperCase()).join("") : (words[0] || "").slice(0, 3);
+  return short + (marker.match(/\d+/g) || []).join("/");
+}
+
+/** The badge of each marker on the units on the table: badge(), except where two markers
+ *  would share one ("Attack space", "Anti-tank space": "AS", "ATS"), which then take the
+ *  longer badge (or, failing that, a number). One badge, one meaning, on any board. */
+export function badgeMap(scene) {
+  const markers = new Set();
+  for (const t of scene.tanks || []) if (t.on_table) t.markers.forEach((m) => markers.add(m));
+  markers.delete("Destroyed"); // drawn as the wreck it is, not as a badge
+  const out = new Map([...markers].map((m) => [m, badge(m)]));
+  const users = new Map();
+  for (const [m, b] of out) users.set(b, [...(users.get(b) || []), m]);
+  for (const shared of users.values()) {
+    if (shared.length < 2) continue;
+    shared.forEach((m, i) => {
+      const longer = longerBadge(m);
+      const taken = [...out].some(([other, b]) => other !== m && b === longer);
+      out.set(m, taken || !longer ? `${badge(m)}·${i + 1}` : longer);
+    });
+  }
+  return out;
 }
 
 /** Shorter forms of a unit's label for a crowded board: its name's first two words (what
@@ -45,26 +74,6 @@ function shorterNames(t, shown) {
   if (short && short !== t.name) forms.push(withId ? `${short} (${t.tank_id})` : short);
   if (t.tank_id !== shown) forms.push(t.tank_id);
   return forms;
-}
-
-/** The badge of each marker on the units on the table: badge(), except where two markers
- *  would share one ("Attack space", "Anti-tank space": "AS", "ATS"), which then take every
- *  word's initial (or, failing that, a number). */
-export function badgeMap(scene) {
-  const markers = new Set();
-  for (const t of scene.tanks || []) if (t.on_table) t.markers.forEach((m) => markers.add(m));
-  const out = new Map([...markers].map((m) => [m, badge(m)]));
-  const users = new Map();
-  for (const [m, b] of out) users.set(b, [...(users.get(b) || []), m]);
-  for (const shared of users.values()) {
-    if (shared.length < 2) continue;
-    shared.forEach((m, i) => {
-      const longer = m.split(/[\s-]+/).filter((w) => /^[A-Za-z]/.test(w)).map((w) => w[0].toUpperCase()).join("");
-      const taken = [...out.values()].includes(longer);
-      out.set(m, taken || !longer ? `${badge(m)}${i + 1}` : longer);
-    });
-  }
-  return out;
 }
 
 /** What the board shows a tank as: its name; where two share one, with its id beside it. */

@@ -316,7 +316,7 @@ class TableView {
    *  on the table, in its own words (a badge that is its marker, "HP 4/5", needs no key). */
   markerKey(scene) {
     const onTable = (scene.tanks || []).filter((t) => t.on_table);
-    const seen = [...badgeMap(scene)].filter(([m, b]) => m !== "Destroyed" && b !== m);
+    const seen = [...badgeMap(scene)].filter(([m, b]) => b !== m);
     const items = seen.sort((p, q) => p[1].localeCompare(q[1]))
       .map(([marker, short]) => el("li", { class: "badge-key", "data-badge": short, "data-marker": marker },
         el("span", { class: "badge-chip", text: short }), ` ${marker}`));
