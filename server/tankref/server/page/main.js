@@ -147,6 +147,16 @@ class TableView {
     this.aids = new BoardAids($("board"), id);
     this.refreshScene = debounced(() => this.loadScene());
     this.refreshSide = debounced(() => Promise.all([this.loadLuck(), this.loadOdds()]), 250);
+    // The labels are placed by their size on screen: drawn again when the board's box
+    // changes (a window resized, an OBS source shown after loading hidden).
+    this.resized = debounced(async () => this.redraw(), 150);
+    this.boardSize = null;
+    this.sizes = new ResizeObserver(([seen]) => {
+      const size = `${Math.round(seen.contentRect.width)}x${Math.round(seen.contentRect.height)}`;
+      if (this.boardSize !== null && size !== this.boardSize) this.resized();
+      this.boardSize = size; // the first report is the size it was drawn at: nothing to do
+    });
+    this.sizes.observe($("board"));
   }
 
   async open() {
@@ -178,6 +188,7 @@ class TableView {
 
   close() {
     this.closed = true;
+    this.sizes.disconnect();
     this.aids.close();
     clearTimeout(this.retry);
     if (this.socket) this.socket.close(1000);
@@ -354,6 +365,13 @@ class TableView {
 
   nameOf(tankId) {
     return (this.names && this.names.get(tankId)) || tankId;
+  }
+
+  /** The board again from the scene in hand (nothing fetched). */
+  redraw() {
+    if (!this.scene || this.closed) return;
+    drawBoard($("board"), this.scene, { selected: this.selected, onSelect: (id) => this.select(id) });
+    this.aids.redraw();
   }
 
   select(tankId) {
