@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from serverkit import live_referee
 from tankref.core.timeline import Timeline
 from tankref.rulesets import get_ruleset, ruleset_names
 
@@ -46,15 +45,6 @@ BADGES = """async (markers) => {
     on_table: true, in_play: true, markers: [m], x: 0, z: 0, facing: 0 }));
   return Object.fromEntries(badgeMap({ tanks }));
 }"""
-
-
-@pytest.fixture(scope="module")
-def referee_page(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    with live_referee(tmp_path_factory.mktemp("referee") / "referee.sqlite3") as live:
-        page = browser.new_page()
-        page.goto(f"{live.url}/")
-        yield page
-        page.close()
 
 
 @pytest.mark.parametrize("name", sorted(ruleset_names()))

@@ -66,6 +66,6 @@ export function measured(key, value, onHexes = false) {
   if (/_cm$/.test(name)) return `${num(value, 1)} cm`;
   if (/_(in|inches)$/.test(name)) return `${num(value, 1)} in`;
   if (LENGTH.test(name)) return onHexes ? `${num(value, 1)} hex${value === 1 ? "" : "es"}` : `${num(value, 1)} in`;
-  if (ANGLE.test(name) || /_deg$/.test(name)) return `${num(value, 0)}°`;
+  if (ANGLE.test(name) || /_deg$/.test(name)) return `${Math.round(value)}°`;
   return num(value, 3);
 }
