@@ -74,3 +74,62 @@ class Watch:
         assert {m for m, _ in self.requests} == {"GET"}, self.requests
         assert all(s.startswith(f"ws://{host}/tables/") for s in self.sockets), self.sockets
         assert self.errors == []
+
+
+# What is drawn on the board but reaches past the board's own box (cut off).
+_CLIPPED = """() => {
+  const b = document.getElementById("board").getBoundingClientRect(), out = [];
+  for (const n of document.querySelectorAll("#board .tank, #board text, #board .terrain")) {
+    const r = n.getBoundingClientRect();
+    if (r.left < b.left - 0.5 || r.top < b.top - 0.5
+        || r.right > b.right + 0.5 || r.bottom > b.bottom + 0.5) {
+      out.push(`${n.getAttribute("class")} ${n.dataset.tank || n.textContent}`);
+    }
+  }
+  return out;
+}"""
+
+# Pairs of SVG text elements on the board whose boxes overlap.
+_OVERLAPS = """() => {
+  const boxes = [...document.querySelectorAll("#board text")]
+    .map((n) => [n.textContent, n.getBoundingClientRect()]).filter(([, r]) => r.width && r.height);
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [s, a] = boxes[i], [t, b] = boxes[j];
+    if (Math.min(a.right, b.right) > Math.max(a.left, b.left)
+        && Math.min(a.bottom, b.bottom) > Math.max(a.top, b.top)) out.push(`${s} / ${t}`);
+  }
+  return out;
+}"""
+
+
+def board_clipped(page: Any) -> list[str]:
+    """Units, labels and terrain drawn past the board's edge (cut off): none, ideally."""
+    found: list[str] = page.evaluate(_CLIPPED)
+    return found
+
+
+def board_overlaps(page: Any) -> list[str]:
+    """Pairs of the board's SVG text elements whose bounding boxes overlap."""
+    found: list[str] = page.evaluate(_OVERLAPS)
+    return found
+
+
+def check_badges_keyed(page: Any) -> None:
+    """Every badge on the board that shortens its marker ("Sh") is in the legend with that
+    marker in the ruleset's words ("Sh Shaken"); a badge that is its marker needs no key."""
+    drawn = {
+        (b.get_attribute("data-badge"), b.get_attribute("data-marker"))
+        for b in page.locator("#board .badge").all()
+    }
+    keyed = {
+        (k.get_attribute("data-badge"), k.get_attribute("data-marker"))
+        for k in page.locator("#legend .badge-key[data-badge]").all()
+    }
+    assert {d for d in drawn if d[0] != d[1]} <= keyed, (drawn, keyed)
+    for short, marker in keyed:
+        key = page.locator(f'#legend .badge-key[data-badge="{short}"][data-marker="{marker}"]')
+        assert key.inner_text() == f"{short} {marker}"
+    # One badge, one meaning: two markers never share a badge on one board.
+    shorts = [short for short, _ in {d for d in drawn}]
+    assert len(shorts) == len(set(shorts)), drawn

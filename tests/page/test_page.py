@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pagekit import Watch
+from pagekit import Watch, board_clipped, board_overlaps
 from serverkit import Table, duel, free_port, live_referee, new_table
 
 PAGE_SIZE = 20  # log rows on one page (page/log.js)
@@ -77,7 +77,7 @@ def test_the_page_follows_a_game_live_and_survives_a_referee_restart(
         page.wait_for_selector('#live[data-state="live"]')
         board = page.locator("#board")
         assert board.locator(".tank").count() == 1  # R1 waits in reserve, off the table
-        assert "off the table: R1" in page.inner_text("#legend")
+        assert "off the table: Tiger I Ausf. E" in page.inner_text("#legend")  # by name
         assert board.locator('[data-terrain="wood"]').count() == 1
         assert board.locator('[data-terrain="farm"]').get_attribute("points") == (
             "14,4 20,4 20,-2 14,-2"  # north up: z is drawn as -y
@@ -233,6 +233,10 @@ def test_a_big_table_stays_quick_and_live(browser: Any, tmp_path: Path) -> None:
         assert page.locator("#board .tank").count() == 40
         assert page.locator("#log > li").count() == PAGE_SIZE
         assert ready < 5, f"the table view took {ready:.1f} s"  # generous; ~0.3 s here
+        # Forty names on the board, each clear of the others (and of every badge).
+        assert board_overlaps(page) == []
+        assert board_clipped(page) == []
+        print(f"big table ready in {ready:.2f} s")
 
         page.click("#log-oldest")
         page.wait_for_selector('#log > li[data-seq="1"]')

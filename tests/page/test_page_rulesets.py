@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from kit.afv import cm
-from pagekit import Watch
+from pagekit import Watch, board_clipped, board_overlaps, check_badges_keyed
 from serverkit import Table, live_referee, new_table
 from tankref.core.geometry import TableArea
 from tankref.core.hexgrid import Hex, HexGrid
@@ -143,7 +143,8 @@ def check_odds(page: Any, table: Table, unit: str) -> dict[str, Any]:
         }
         wanted = {k[2:]: v for k, v in o.items() if k.startswith("p_")}
         assert shown == pytest.approx(wanted)
-        exact = block.locator(".exact").inner_text()
+        # Behind the "Details" disclosure (closed): in the page, not on show.
+        exact = block.locator(".odds-details .exact").text_content() or ""
         fractions = [o["exact"]] if isinstance(o["exact"], str) else o["exact"].values()
         assert all(f in exact for f in fractions)
     return reply
@@ -182,6 +183,10 @@ def check_luck(page: Any, table: Table) -> None:
 
 
 def finish(page: Any, watch: Watch, url: str, ruleset: str, tmp_path: Path) -> None:
+    # Every badge keyed in the legend; no label on another; nothing cut off at the edge.
+    check_badges_keyed(page)
+    assert board_overlaps(page) == []
+    assert board_clipped(page) == []
     shot = tmp_path / f"page-{ruleset}.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
@@ -229,19 +234,23 @@ def test_an_afv_table(browser: Any, tmp_path: Path) -> None:
             "18,10 30,10 30,0 18,0"  # north up: z is drawn as -y
         )
         labels = page.locator("#board text.terrain-label").all_text_contents()
-        assert sorted(labels) == ["Hill 112", "woods"]  # the woods' long label does not fit
+        # By name, never the rule kind ("Woods", not "woods"; the ruleset's explanation in
+        # brackets is left to the tooltip).
+        assert sorted(labels) == ["Hill 112", "Woods"]
         kinds = {k.get_attribute("data-kind") for k in page.locator("#legend .terrain-kind").all()}
         assert kinds == {"woods", "hill"}
         line = page.locator("#board .line-of-fire")
         assert line.get_attribute("data-seq") == str(table.read()["seq"])
-        assert "G1 → K1" in (line.locator(".fire-label").text_content() or "")
+        # What came of the shot; the units' own labels name them.
+        what = scene["line_of_fire"]["label"].rsplit(": ", 1)[1]
+        assert line.locator(".fire-label").text_content() == f"last shot: {what}"
         log = check_log(page, table)
         assert [r["face"] for r in log[-1]["result"]["rolls"]] == [2, 6, 6, 2, 2, 4, 4]
 
         odds = check_odds(page, table, "G1")
         assert {o["target"] for o in odds["odds"]} == {"K2"}  # the machine gun has fired
         block = page.locator('#odds .odds[data-target="K2"]')
-        assert "weapon name Main gun" in block.locator(".facts").inner_text()
+        assert "weapon name Main gun" in (block.locator(".facts").text_content() or "")
         per_hit = block.locator('.breakdown[data-breakdown="per_hit"] .bar-row')
         assert per_hit.count() == len(odds["odds"][0]["per_hit"])
         check_no_odds(page, table, "K2")  # Black's unit in Green's phase (AFV-SEQ1)
@@ -306,8 +315,8 @@ def test_a_minimal_tank_combat_table(browser: Any, tmp_path: Path) -> None:
         assert [float(v) for p in points.split() for v in p.split(",")] == pytest.approx(
             [v for x, z in road["shape"]["points"] for v in (x, -z)], abs=1e-3
         )
-        # "road (1,0)" is too long for a 2" hex: its kind is shown where that fits ("crater"
-        # does not; its colour, the legend and the tooltip still say what it is).
+        # "road (1,0)": its name, the hex in brackets left to the tooltip; a name too long
+        # for its hex ("crater") is not drawn (its colour, the legend and the tooltip say it).
         labels = page.locator("#board text.terrain-label").all_text_contents()
         assert sorted(labels) == ["road", "road", "town"]
         kinds = {k.get_attribute("data-kind") for k in page.locator("#legend .terrain-kind").all()}
@@ -322,7 +331,9 @@ def test_a_minimal_tank_combat_table(browser: Any, tmp_path: Path) -> None:
         page.wait_for_selector('#banner .phase:has-text("Red\'s combat phase")')
         odds = check_odds(page, table, "R1")
         assert odds["odds"][0]["column"] == "1-1"
-        assert "column 1-1" in page.locator('#odds .odds[data-target="B1"] .facts').inner_text()
+        assert "column 1-1" in (
+            page.locator('#odds .odds[data-target="B1"] .facts').text_content() or ""
+        )
         fire = {"kind": "fire", "tank_ids": ["R1", "R2"], "target_id": "B1"}
         shot = table.ok(table.act(fire, dice={"faces": {"d6": [2]}}))["seq"]
         page.wait_for_selector(f'#board .line-of-fire[data-seq="{shot}"]')

@@ -6,6 +6,7 @@
 
 import { get, tablePath } from "./api.js";
 import { svg, num } from "./dom.js";
+import { placeLabels } from "./labels.js";
 
 export const READING_COLOURS = {
   clear: "#2e9d2e", light: "#9acd32", cover: "#2764c5", heavy: "#e07b00", smoke: "#8a8a8a",
@@ -65,7 +66,7 @@ function lineShape(line) {
     stroke: READING_COLOURS[line.reading] || "#555", "stroke-width": 0.3,
     "stroke-dasharray": line.may_fire ? null : "0.6 0.6" }),
   svg("title", { text: `${line.reading}: ${line.label} (${line.clause})${why}` }),
-  svg("text", { class: "aid-reading", x: (line.x1 + line.x2) / 2, y: -(line.z1 + line.z2) / 2 + 1.2,
+  svg("text", { class: "aid-reading board-label", x: (line.x1 + line.x2) / 2, y: -(line.z1 + line.z2) / 2 + 1.2,
     "text-anchor": "middle", "font-size": 0.9, fill: READING_COLOURS[line.reading] || "#555", text: line.reading }));
 }
 
@@ -128,7 +129,7 @@ export class BoardAids {
         for (const arc of aids.arcs) parts.push(wedge(arc));
         if (aids.move_refused) {
           const unit = this.board.querySelector(`[data-tank="${CSS.escape(id)}"]`);
-          if (unit) parts.push(svg("text", { class: "aid-refused", x: unit.dataset.x, y: -unit.dataset.z - 3.6,
+          if (unit) parts.push(svg("text", { class: "aid-refused board-label", x: unit.dataset.x, y: -unit.dataset.z - 3.6,
             "text-anchor": "middle", "font-size": 0.9, text: `no move: ${aids.move_refused.clause || aids.move_refused.code}` },
           svg("title", { text: aids.move_refused.message })));
         }
@@ -142,5 +143,6 @@ export class BoardAids {
     const layer = svg("g", { class: "aids-layer", "data-unit": hovered || selected, "pointer-events": "none" }, ...parts);
     const tanks = this.board.querySelector(".tank-layer");
     this.board.insertBefore(layer, tanks);
+    placeLabels(this.board); // the aids' words too, clear of the board's labels
   }
 }

@@ -43,3 +43,29 @@ export function pct(p) {
   const v = 100 * p;
   return (v > 0 && v < 0.1 ? "<0.1" : v.toFixed(1)) + "%";
 }
+
+/** A chance in words a viewer takes in at a glance: "7 in 10", "1 in 25", "97 in 100". */
+export function inWords(p) {
+  if (!(p > 0)) return "no chance";
+  if (p >= 1) return "certain";
+  if (p < 0.001) return "<1 in 1,000";
+  if (p < 0.095) return `1 in ${Math.round(1 / p)}`;
+  if (p >= 0.95) return p > 0.995 ? ">99 in 100" : `${Math.round(100 * p)} in 100`;
+  return `${Math.round(10 * p)} in 10`;
+}
+
+// Fields that are lengths or bearings, by the name the rulesets give them: a plain "range"
+// or "distance" is in the table's measure (inches; hexes on a hex map), "_cm" says cm.
+const LENGTH = /^(range|distance|moved|move|reach|radius|within)$/;
+const ANGLE = /^(facing|direction|bearing|turned|yaw)$/;
+
+/** A field's value with its unit, e.g. ("range", 42.19) -> "42.2 in"; a count stays bare. */
+export function measured(key, value, onHexes = false) {
+  if (typeof value !== "number") return String(value);
+  const name = String(key).toLowerCase();
+  if (/_cm$/.test(name)) return `${num(value, 1)} cm`;
+  if (/_(in|inches)$/.test(name)) return `${num(value, 1)} in`;
+  if (LENGTH.test(name)) return onHexes ? `${num(value, 1)} hex${value === 1 ? "" : "es"}` : `${num(value, 1)} in`;
+  if (ANGLE.test(name) || /_deg$/.test(name)) return `${Math.round(value)}°`;
+  return num(value, 3);
+}

@@ -3,7 +3,7 @@
 // of adjudications stays as quick as a new one.
 
 import { get, tablePath } from "./api.js";
-import { el, replace, num } from "./dom.js";
+import { el, replace, num, measured } from "./dom.js";
 
 export const PAGE_SIZE = 20;
 
@@ -67,19 +67,19 @@ function rulingsBlock(rulings) {
       r.option ? el("span", { class: "muted", text: ` (${r.option} = ${r.value})` }) : null))));
 }
 
-function show(value) {
+function show(key, value, onHexes) {
   if (value === null || value === undefined) return "–";
-  if (typeof value === "number") return num(value, 3);
+  if (typeof value === "number") return measured(key, value, onHexes);
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
 
-function outcomeBlock(outcome) {
+function outcomeBlock(outcome, onHexes) {
   const keys = Object.keys(outcome || {});
   if (!keys.length) return null;
   return el("div", { class: "outcome" },
     el("h4", { text: "Outcome" }),
-    el("dl", {}, keys.map((k) => [el("dt", { text: k.replaceAll("_", " ") }), el("dd", { text: show(outcome[k]) })])));
+    el("dl", {}, keys.map((k) => [el("dt", { text: k.replaceAll("_", " ") }), el("dd", { text: show(k, outcome[k], onHexes) })])));
 }
 
 function eventsBlock(events) {
@@ -97,12 +97,19 @@ export function orderedBy(by) {
   return by.as_referee ? `by ${by.seat}, as the table's referee` : `by ${by.seat}`;
 }
 
-/** One log entry; any kind (including kinds this page has never heard of) renders. */
-export function entryNode(entry, open, onToggle, takenBack = null) {
+/** An entry's words: its headline (the first chat line) and its summary lines. */
+export function entryWords(entry) {
   const result = entry.result && typeof entry.result === "object" ? entry.result : {};
   const chat = Array.isArray(entry.chat) ? entry.chat : [];
   const lines = Array.isArray(result.summary) && result.summary.length ? result.summary : chat;
-  const headline = chat[0] || lines[0] || entry.kind;
+  return { headline: chat[0] || lines[0] || entry.kind, lines };
+}
+
+/** One log entry; any kind (including kinds this page has never heard of) renders.
+ *  `onHexes`: distances in its outcome are in hexes (a hex map), else inches. */
+export function entryNode(entry, open, onToggle, takenBack = null, onHexes = false) {
+  const result = entry.result && typeof entry.result === "object" ? entry.result : {};
+  const { headline, lines } = entryWords(entry);
   const who = orderedBy(entry.by);
   const details = el("details", { open },
     el("summary", {},
@@ -117,7 +124,7 @@ export function entryNode(entry, open, onToggle, takenBack = null) {
       diceBlock(result.rolls),
       modifiersBlock(result.modifiers),
       rulingsBlock(result.rulings),
-      outcomeBlock(result.outcome),
+      outcomeBlock(result.outcome, onHexes),
       eventsBlock(result.events)));
   details.addEventListener("toggle", () => onToggle(entry.seq, details.open));
   const kind = `entry kind-${String(entry.kind).replace(/[^a-z0-9_-]/gi, "")}`;
@@ -136,6 +143,7 @@ export class LogView {
     this.open = new Set();
     // seq of an entry since undone or voided -> seq of the undo/void: it stays, marked.
     this.takenBack = new Map();
+    this.onHexes = false; // set from the table's scene: distances in hexes on a hex map
     // Assigned, not added: the buttons outlive a view, and only the open table's log pages.
     nodes.newest.onclick = () => this.show(null);
     nodes.newer.onclick = () => this.show(this.range()[1] + PAGE_SIZE);
@@ -203,7 +211,7 @@ export class LogView {
       if (entry) rows.push(entryNode(entry, this.open.has(s), (seq, isOpen) => {
         if (isOpen) this.open.add(seq);
         else this.open.delete(seq);
-      }, this.takenBackLabel(s)));
+      }, this.takenBackLabel(s), this.onHexes));
     }
     if (!rows.length) rows.push(el("li", { class: "muted", text: "Nothing logged yet." }));
     replace(this.nodes.list, rows);

@@ -4,10 +4,11 @@
 
 import { BoardAids } from "./aids.js";
 import { get, tablePath, ApiError } from "./api.js";
-import { drawBoard, terrainLook } from "./board.js";
-import { luckNodes, oddsNodes } from "./charts.js";
+import { badgeMap, drawBoard, terrainLook, unitNames } from "./board.js";
+import { luckNodes } from "./charts.js";
 import { el, replace } from "./dom.js";
-import { LogView } from "./log.js";
+import { LogView, entryWords } from "./log.js";
+import { oddsNodes } from "./odds.js";
 
 // Phases a ruleset counts rather than names (TTT: the first and second phase of a turn).
 const COUNTED = new Set(["first", "second"]);
@@ -22,6 +23,11 @@ function phaseName(s) {
 
 const $ = (id) => document.getElementById(id);
 const ODDS_SHOWN = 5;
+
+// ?view=stream: the board and the last result only, on a background OBS can key out (a
+// browser source over the stream); everything else is hidden by the style sheet.
+const STREAM = new URLSearchParams(location.search).get("view") === "stream";
+if (STREAM) document.documentElement.classList.add("stream");
 
 // A marker that survives only as long as this document: a test (or a curious player) can
 // tell that the page updated itself without being reloaded.
@@ -141,6 +147,16 @@ class TableView {
     this.aids = new BoardAids($("board"), id);
     this.refreshScene = debounced(() => this.loadScene());
     this.refreshSide = debounced(() => Promise.all([this.loadLuck(), this.loadOdds()]), 250);
+    // The labels are placed by their size on screen: drawn again when the board's box
+    // changes (a window resized, an OBS source shown after loading hidden).
+    this.resized = debounced(async () => this.redraw(), 150);
+    this.boardSize = null;
+    this.sizes = new ResizeObserver(([seen]) => {
+      const size = `${Math.round(seen.contentRect.width)}x${Math.round(seen.contentRect.height)}`;
+      if (this.boardSize !== null && size !== this.boardSize) this.resized();
+      this.boardSize = size; // the first report is the size it was drawn at: nothing to do
+    });
+    this.sizes.observe($("board"));
   }
 
   async open() {
@@ -164,12 +180,15 @@ class TableView {
     this.log.setLast(table.seq);
     this.head = table.head_sha256 || null;
     this.banner(table.table);
-    await Promise.all([this.log.render(), this.loadScene(), this.loadLuck()]);
+    // The scene first: the log's distances are in its measure (inches, or hexes on a hex map).
+    await this.loadScene();
+    await Promise.all([this.log.render().then(() => this.lastResult()), this.loadLuck()]);
     this.connect();
   }
 
   close() {
     this.closed = true;
+    this.sizes.disconnect();
     this.aids.close();
     clearTimeout(this.retry);
     if (this.socket) this.socket.close(1000);
@@ -253,7 +272,7 @@ class TableView {
     window.tankrefPage.updates += 1;
     if (entry.chain_sha256) this.head = entry.chain_sha256;
     if (entry.table) this.banner(entry.table);
-    this.log.add(entry);
+    this.log.add(entry).then(() => this.lastResult());
     this.refreshScene();
     this.refreshSide();
   }
@@ -269,6 +288,8 @@ class TableView {
     }
     if (this.closed) return;
     this.scene = scene;
+    this.names = unitNames(scene.tanks || []);
+    this.log.onHexes = Boolean(scene.grid);
     this.rulesTitle = scene.ruleset_title || scene.ruleset || null;
     this.colours = drawBoard($("board"), scene, { selected: this.selected, onSelect: (id) => this.select(id) });
     this.aids.redraw();
@@ -281,7 +302,7 @@ class TableView {
     for (const [player, colour] of this.colours) {
       const tanks = scene.tanks.filter((t) => t.player === player);
       const lost = tanks.filter((t) => t.markers.includes("Destroyed")).length;
-      const away = tanks.filter((t) => !t.on_table).map((t) => t.tank_id);
+      const away = tanks.filter((t) => !t.on_table).map((t) => this.names.get(t.tank_id) || t.tank_id);
       const swatch = el("span", { class: "swatch", "aria-hidden": "true" });
       swatch.style.background = colour;
       items.push(el("li", { "data-player": player }, swatch,
@@ -299,7 +320,58 @@ class TableView {
       swatch.style.opacity = String(Math.max(0.35, look.opacity));
       items.push(el("li", { class: "terrain-kind", "data-kind": kind }, swatch, kind));
     }
-    replace($("legend"), items);
+    replace($("legend"), items, this.markerKey(scene));
+  }
+
+  /** What each badge on the board stands for: the markers the ruleset put on the units now
+   *  on the table, in its own words (a badge that is its marker, "HP 4/5", needs no key). */
+  markerKey(scene) {
+    const onTable = (scene.tanks || []).filter((t) => t.on_table);
+    const seen = [...badgeMap(scene)].filter(([m, b]) => b !== m);
+    const items = seen.sort((p, q) => p[1].localeCompare(q[1]))
+      .map(([marker, short]) => el("li", { class: "badge-key", "data-badge": short, "data-marker": marker },
+        el("span", { class: "badge-chip", text: short }), ` ${marker}`));
+    if (onTable.some((t) => t.markers.includes("Destroyed"))) {
+      items.push(el("li", { class: "badge-key", "data-marker": "Destroyed" },
+        el("span", { class: "badge-chip wreck", text: "✕" }), " Destroyed"));
+    }
+    if (this.board().querySelector(".tank.off-table")) {
+      items.push(el("li", { class: "badge-key", "data-marker": "off the table" },
+        el("span", { class: "badge-chip off", text: "◌" }), " past the table's edge"));
+    }
+    return items.length ? el("li", { class: "marker-key" }, el("ul", { class: "badge-keys", "aria-label": "Marker badges" }, items)) : null;
+  }
+
+  board() {
+    return $("board");
+  }
+
+  /** The newest entry, large: the stream view's caption (and a line under the board). */
+  lastResult() {
+    const newest = this.log.entries.get(this.log.last);
+    const node = $("last-result");
+    if (!newest || this.closed) {
+      node.hidden = true;
+      return;
+    }
+    const { headline, lines } = entryWords(newest);
+    const taken = this.log.takenBackLabel(newest.seq);
+    node.hidden = false;
+    node.dataset.seq = String(newest.seq);
+    replace(node, el("p", { class: "last-headline" }, el("span", { class: "seq", text: `#${newest.seq}` }), " ",
+      taken ? el("span", { class: "taken-back", text: taken }) : null, taken ? " " : "", headline),
+    el("ul", { class: "last-lines" }, lines.filter((l) => l !== headline).slice(0, 3).map((l) => el("li", { text: l }))));
+  }
+
+  nameOf(tankId) {
+    return (this.names && this.names.get(tankId)) || tankId;
+  }
+
+  /** The board again from the scene in hand (nothing fetched). */
+  redraw() {
+    if (!this.scene || this.closed) return;
+    drawBoard($("board"), this.scene, { selected: this.selected, onSelect: (id) => this.select(id) });
+    this.aids.redraw();
   }
 
   select(tankId) {
@@ -319,15 +391,14 @@ class TableView {
     let nodes;
     try {
       const reply = await get(`${tablePath(this.id)}/tanks/${encodeURIComponent(tankId)}/odds`);
-      const byId = new Map((this.scene ? this.scene.tanks : []).map((t) => [t.tank_id, t]));
-      nodes = oddsNodes(reply, byId);
+      nodes = oddsNodes(reply, this.names || new Map(), Boolean(this.scene && this.scene.grid));
     } catch (err) {
       if (!(err instanceof ApiError)) return; // unreachable for now: keep what is shown
       // The ruleset says why there are no odds (out of phase, a space that makes no attack,
       // a piece that does not fire ...): shown as it comes, with the clause.
       const why = err.clause ? ` (${err.clause})` : "";
       nodes = [el("p", { class: "note no-odds", "data-code": err.code || String(err.status),
-        text: `No odds for ${tankId} now: ${err.message}${why}` })];
+        text: `No odds for ${this.nameOf(tankId)} now: ${err.message}${why}` })];
     }
     if (this.closed || tankId !== this.selected) return;
     // The likeliest kills first; the rest one click away (20 enemies make a long list).
@@ -336,7 +407,7 @@ class TableView {
       ? el("button", { type: "button", id: "odds-all", text: `Show all ${nodes.length} targets`,
         onclick: () => { this.allOdds = true; this.loadOdds(); } })
       : null;
-    replace($("odds"), el("p", { class: "odds-for", text: `Odds for ${tankId}` }), shown, more);
+    replace($("odds"), el("p", { class: "odds-for", text: `Odds for ${this.nameOf(tankId)}` }), shown, more);
     $("odds").dataset.tank = tankId;
   }
 

@@ -76,7 +76,9 @@ def _serve(request: Request, file: PageFile) -> Response:
 )
 async def table_page(request: Request) -> Response:
     """The live page: the tables, and for each a top-down view, the log with the dice and
-    the clauses, the odds of a selected tank and the luck of each player. Read-only."""
+    the clauses, the odds of a selected tank and the luck of each player. Read-only.
+    ``/?view=stream#/tables/{id}``: the board and the last result only, on a transparent
+    page (an OBS browser source)."""
     return _serve(request, page_files()["index.html"])
 
 
