@@ -1,4 +1,5 @@
-"""The README's table of requests stays true to the app's routes, both ways."""
+"""The API page's table of requests (docs/api.md, linked from the README) stays true to the
+app's routes, both ways."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from fastapi.routing import APIRoute, APIWebSocketRoute
 from tankref.server.app import create_app
 from tankref.server.settings import Settings
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_PAGE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 REQUEST = re.compile(r"`(GET|POST|PUT|DELETE|WS) (/[^`?\s]*)")
 
 
@@ -33,9 +34,9 @@ def _routes(router: object, prefix: str = "") -> set[tuple[str, str]]:
     return found
 
 
-def test_every_route_is_in_the_readme_and_nothing_else() -> None:
+def test_every_route_is_on_the_api_page_and_nothing_else() -> None:
     routes = _routes(create_app(Settings(db_path=Path("unused.sqlite3"))).router)
     assert ("WS", "/tables/{}/stream") in routes and ("GET", "/health") in routes
-    documented = {(m, _shape(p)) for m, p in REQUEST.findall(README.read_text())}
-    assert routes - documented == set(), "routes the README does not list"
-    assert documented - routes == set(), "README rows with no route behind them"
+    documented = {(m, _shape(p)) for m, p in REQUEST.findall(API_PAGE.read_text())}
+    assert routes - documented == set(), "routes docs/api.md does not list"
+    assert documented - routes == set(), "docs/api.md rows with no route behind them"

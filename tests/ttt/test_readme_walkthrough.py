@@ -1,4 +1,4 @@
-"""The README's walk through one shot is true: the same table, the same faces, the same result."""
+"""The walk through one shot in docs/engine.md is true: the same table, faces and result."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from tankref.rulesets.ttt.actions import Engage, Move
 
 
 def test_readme_shot_walkthrough_ttt_e1_to_e7() -> None:
-    """TTT-E1..E7, TTT-CV1, TTT-CR1, TTT-MO2 together, exactly as the README tells it."""
+    """TTT-E1..E7, TTT-CV1, TTT-CR1, TTT-MO2 together, exactly as docs/engine.md tells it."""
     g = Game()
     g.place("R1", "tiger-i", "Red", -10, -19, 0)
     g.place("B1", "m4a1-sherman", "Blue", 0, 18, 127.35)
