@@ -183,8 +183,14 @@ def tts_saves_folder() -> Path:
 
 
 def _cmd_tts_save(args: argparse.Namespace) -> int:
+    from tankref.server.demo import DemoError, referee_url
     from tankref.tts.save import write_save
 
+    try:
+        url = referee_url(args.url)  # 127.0.0.1:8765 as typed works; ftp:// does not
+    except DemoError as err:
+        print(f"tankref tts-save: {err}", file=sys.stderr)
+        return 2
     path = Path(args.path).expanduser()
     saves = tts_saves_folder()
     if not path.exists() and path.suffix.lower() != ".json":
@@ -218,7 +224,7 @@ def _cmd_tts_save(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        written = write_save(path, url=args.url, force=args.force, ruleset=args.ruleset)
+        written = write_save(path, url=url, force=args.force, ruleset=args.ruleset)
     except OSError as err:  # FileExistsError says --force itself
         print(f"tankref tts-save: {err}", file=sys.stderr)
         return 1

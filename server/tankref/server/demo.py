@@ -64,6 +64,8 @@ def referee_url(text: str) -> str:
         raise DemoError(f"--url {text!r} is not an address: {exc}") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise DemoError(f"--url {text!r}: give http://HOST:PORT, e.g. http://127.0.0.1:8765")
+    if url.port is not None and not 1 <= url.port <= 65535:
+        raise DemoError(f"--url {text!r}: a port is 1 to 65535, got {url.port}")
     return text.rstrip("/")
 
 

@@ -113,6 +113,7 @@ def serve(
         store = EventStore(db_path)
         try:
             store.check_readable()
+            store.check_writable()
         finally:
             store.close()
     except (StoreError, OSError) as exc:

@@ -154,6 +154,14 @@ class EventStore:
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise StoreError(f"{self.path}: cannot read the tables: {one_line(exc)}") from exc
 
+    def check_writable(self) -> None:
+        """A write can be committed here (a referee that cannot write acknowledges nothing)."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("ROLLBACK")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot write to it: {one_line(exc)}") from exc
+
     def _check_is_ours(self) -> None:
         """Some other program's SQLite file is refused, not filled with our tables."""
         names = {
