@@ -264,7 +264,7 @@ def _cmd_tables(args: argparse.Namespace) -> int:
             token = args.token or load_tokens(tokens_file).get(table_id, {}).get("token")
             if not token:
                 print(
-                    f"{say_as}: no token for table {table_id}: give --token TOKEN (the one "
+                    f"{say_as}: no token for table {table_id}: give --token=TOKEN (the one "
                     f"its creator was given; demo tables' tokens are kept in {tokens_file})",
                     file=sys.stderr,
                 )
@@ -597,7 +597,11 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         one = doing.add_parser(tables_verb, help=line, description=line)
         one.add_argument("table_id", metavar="TABLE_ID")
-        one.add_argument("--token", help="the table's token (a demo table's is known)")
+        one.add_argument(
+            "--token",
+            help="the table's token (a demo table's is known); write --token=TOKEN, as a "
+            "token may start with '-'",
+        )
         # SUPPRESS: given before the action (`tables --url U end ID`), it is not undone here.
         one.add_argument("--url", default=argparse.SUPPRESS, help="the referee, as above")
         if tables_verb == "end":

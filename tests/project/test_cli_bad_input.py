@@ -92,6 +92,12 @@ def bad(tmp_path_factory: pytest.TempPathFactory) -> BadDatabases:
     return BadDatabases(garbage, other, damaged, directory, table.id)
 
 
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Demo tokens are looked up in the data folder: the test's, not the user's."""
+    monkeypatch.setenv("TANKREF_DATA_DIR", str(tmp_path / "data"))
+
+
 def positional_value(action: argparse.Action, case: Path) -> str:
     """A plausible value for each positional argument (a new one must be given one here)."""
     values = {
