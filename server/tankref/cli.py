@@ -232,12 +232,13 @@ def _cmd_tts_save(args: argparse.Namespace) -> int:
     return 0
 
 
-def _table_client(args: argparse.Namespace) -> tuple[str, httpx.Client]:
+def _table_client(args: argparse.Namespace, kept: dict[str, str]) -> tuple[str, httpx.Client]:
+    """The referee asked: --url, else the one the demo made the table on, else the default."""
     import httpx
 
     from tankref.server.demo import referee_url
 
-    url = referee_url(args.url)
+    url = referee_url(args.url or kept.get("url") or "http://127.0.0.1:8765")
     return url, httpx.Client(base_url=url, timeout=30)
 
 
@@ -251,8 +252,10 @@ def _cmd_tables(args: argparse.Namespace) -> int:
     action = args.tables_action or "list"
     say_as = f"tankref tables {action}" if args.tables_action else "tankref tables"
     tokens_file = demo_tokens_path()
+    table_id: str = getattr(args, "table_id", "")
+    kept = load_tokens(tokens_file).get(table_id, {}) if table_id else {}
     try:
-        url, client = _table_client(args)
+        url, client = _table_client(args, kept)
     except DemoError as err:
         print(f"{say_as}: {err}", file=sys.stderr)
         return 2
@@ -260,8 +263,7 @@ def _cmd_tables(args: argparse.Namespace) -> int:
         with client:
             if action == "list":
                 return _list_tables(url, client.get("/tables"))
-            table_id: str = args.table_id
-            token = args.token or load_tokens(tokens_file).get(table_id, {}).get("token")
+            token = args.token or kept.get("token")
             if not token:
                 print(
                     f"{say_as}: no token for table {table_id}: give --token=TOKEN (the one "
@@ -584,7 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
         "other's with --token.",
     )
     tables.add_argument(
-        "--url", default="http://127.0.0.1:8765", help="the referee (default 127.0.0.1:8765)"
+        "--url",
+        help="the referee (default: where the demo made the table, else 127.0.0.1:8765)",
     )
     tables.set_defaults(run=_cmd_tables, tables_action=None)
     doing = tables.add_subparsers(dest="tables_action", metavar="ACTION")

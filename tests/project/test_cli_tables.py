@@ -62,7 +62,8 @@ def test_a_demo_table_is_marked_listed_ended_and_deleted(
 ) -> None:
     """`tankref demo --url 127.0.0.1:PORT` (no scheme) makes a demo table and says how to
     end and delete it, never printing its token; `tankref tables` lists it as a demo table
-    beside a player's table; `end` ends it and `delete` removes it and all its rows."""
+    beside a player's table; `end` ends it (on the referee that made it, found with its
+    token) and `delete` removes it and all its rows."""
     db = tmp_path / "ref.sqlite3"
     with live_referee(db) as live:
         players = duel(live.url)
@@ -83,7 +84,8 @@ def test_a_demo_table_is_marked_listed_ended_and_deleted(
         events = int(listed[demo_id][3])
         assert events > 5
 
-        code, out, err = run(capsys, "tables", "end", demo_id, "--url", address)
+        # No --url: the referee the demo made it on (kept beside its token).
+        code, out, err = run(capsys, "tables", "end", demo_id)
         assert code == 0, err
         assert out.startswith(f"Table {demo_id} is over")
         assert listing(capsys, address)[demo_id][1] == "over"

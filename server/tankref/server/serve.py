@@ -98,7 +98,7 @@ def serve(
     port: int,
     db_path: Path,
     *,
-    log_level: str = "info",
+    log_level: str = "warning",
     allowed_hosts: tuple[str, ...] = (),
 ) -> int:
     settings = Settings(db_path=db_path, host=host, port=port)

@@ -375,6 +375,9 @@ def backup(
     except sqlite3.DatabaseError as exc:
         target.unlink(missing_ok=True)
         raise StoreError(f"{source}: cannot back it up: {one_line(exc)}") from exc
+    except KeyboardInterrupt:  # Ctrl+C midway: no half copy left to be mistaken for one
+        target.unlink(missing_ok=True)
+        raise
     finally:
         src.close()
     return BackupDone(target, int(tables), int(events), target.stat().st_size)
