@@ -6,8 +6,9 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tankref import __version__
 from tankref.rulesets import DEFAULT_RULESET, get_ruleset, ruleset_names
@@ -286,22 +287,39 @@ def _cmd_tables(args: argparse.Namespace) -> int:
     if reply.status_code >= 400:
         print(f"{say_as}: {reply.status_code} {_message(reply)}", file=sys.stderr)
         return 1
+    answer = _answer(say_as, url, reply)
+    if answer is None:
+        return 1
     if action == "end":
-        summary = reply.json().get("table", {})
-        print(f"Table {table_id} is {summary.get('status', 'over')}: {summary.get('reason', '')}"
-              .rstrip(": "))  # fmt: skip
+        summary = answer.get("table", {})
+        reason = summary.get("reason")
+        print(
+            f"Table {table_id} is {summary.get('status', 'over')}"
+            + (f": {reason}" if reason else "")
+        )
         return 0
     known = load_tokens(tokens_file)
     if known.pop(table_id, None) is not None:
-        save_tokens(tokens_file, known)
-    print(f"Deleted table {table_id} and its log ({reply.json().get('events', 0)} events).")
+        with suppress(OSError):  # deleted all the same; a stale token does no harm
+            save_tokens(tokens_file, known)
+    print(f"Deleted table {table_id} and its log ({answer.get('events', 0)} events).")
     return 0
+
+
+def _answer(say_as: str, url: str, reply: httpx.Response) -> Any:
+    """The reply's JSON; None (said in one line) when what answers is not a referee."""
+    try:
+        return reply.json()
+    except ValueError:
+        print(f"{say_as}: {url} answered {reply.status_code}, not as a tankref referee does",
+              file=sys.stderr)  # fmt: skip
+        return None
 
 
 def _message(reply: httpx.Response) -> str:
     try:
         return str(reply.json().get("message", reply.text))
-    except ValueError:
+    except (ValueError, AttributeError):
         return reply.text[:200]
 
 
@@ -309,7 +327,9 @@ def _list_tables(url: str, reply: httpx.Response) -> int:
     if reply.status_code >= 400:
         print(f"tankref tables: {reply.status_code} {_message(reply)}", file=sys.stderr)
         return 1
-    tables = reply.json()
+    tables = _answer("tankref tables", url, reply)
+    if tables is None:
+        return 1
     if not tables:
         print(f"No tables on the referee at {url}.")
         return 0

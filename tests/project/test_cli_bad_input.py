@@ -13,8 +13,10 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -98,6 +100,36 @@ def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TANKREF_DATA_DIR", str(tmp_path / "data"))
 
 
+class _Stranger(BaseHTTPRequestHandler):
+    """Another program's web server: 200 and a web page for anything."""
+
+    def _page(self) -> None:
+        body = b"<html><body>my router</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = do_DELETE = _page
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def stranger() -> Iterator[str]:
+    """The address of a web server that is not a referee."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Stranger)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def positional_value(action: argparse.Action, case: Path) -> str:
     """A plausible value for each positional argument (a new one must be given one here)."""
     values = {
@@ -139,7 +171,7 @@ def dead_port() -> int:
 OWN_PROCESS = {("serve",)}
 
 
-def bad_command_lines(bad: BadDatabases, case: Path) -> Iterator[list[str]]:
+def bad_command_lines(bad: BadDatabases, case: Path, stranger: str) -> Iterator[list[str]]:
     dead = f"127.0.0.1:{dead_port()}"
     for path, parser in commands(build_parser()):
         flags = options(parser)
@@ -162,7 +194,7 @@ def bad_command_lines(bad: BadDatabases, case: Path) -> Iterator[list[str]]:
                     yield [*named, "--db", str(db)]
         if "--url" in flags:
             # (A save may name a referee that is not running yet: only malformed ones.)
-            asks = () if path == ("tts-save",) else (dead,)
+            asks = () if path == ("tts-save",) else (dead, stranger)
             for url in (*asks, "ftp://127.0.0.1:8765", "127.0.0.1:99999", "http://"):
                 yield [*base, "--url", url]
         if "--ruleset" in flags:
@@ -179,13 +211,14 @@ def test_the_sweep_reaches_every_command() -> None:
 
 
 def test_every_command_refuses_bad_input_in_one_line(
-    bad: BadDatabases, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    bad: BadDatabases, stranger: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Bad databases (garbage, another app's SQLite, a damaged event, a directory), bad ports
-    (99999, -1, "abc"), bad URLs and unknown arguments, for every command: one line on
-    stderr, a non-zero exit, no traceback."""
+    (99999, -1, "abc"), bad URLs (nothing there, another program's web server, malformed)
+    and unknown arguments, for every command: one line on stderr, a non-zero exit, no
+    traceback."""
     swept = 0
-    for n, argv in enumerate(bad_command_lines(bad, tmp_path)):
+    for n, argv in enumerate(bad_command_lines(bad, tmp_path, stranger)):
         case = tmp_path / f"case-{n}"
         case.mkdir()
         argv = [a.replace(str(tmp_path), str(case)) for a in argv]

@@ -175,9 +175,16 @@ class DemoTable:
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         reply = self.client.request(method, path, json=body)
+        try:
+            data = reply.json()
+        except ValueError:  # something else answers at that address
+            raise DemoError(
+                f"{method} {path}: {reply.status_code}, not a tankref referee's reply"
+            ) from None
         if reply.status_code >= 400:
-            raise DemoError(f"{method} {path}: {reply.status_code} {reply.json().get('message')}")
-        return reply.json()
+            message = data.get("message") if isinstance(data, dict) else data
+            raise DemoError(f"{method} {path}: {reply.status_code} {message}")
+        return data
 
     def create(self, seed: int) -> str:
         """The demo's table (marked as a demo table); its token, for the caller to keep."""
