@@ -34,11 +34,7 @@ async def read_table(host: TableDep, ref: RefereeDep) -> TableRead:
     return ref.read(host)
 
 
-@router.delete(
-    "/{table_id}",
-    response_model=TableDeleted,
-    responses={401: {"description": "No token."}, 403: {"description": "Not its token."}},
-)
+@router.delete("/{table_id}", response_model=TableDeleted)
 async def delete_table(access: WriteDep) -> TableDeleted:
     """The table and its whole log, gone for good (with the table's token; a seat token is
     not enough). For demo tables and tables nobody needs: an export kept first
