@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tankref import __version__
 from tankref.rulesets import DEFAULT_RULESET, get_ruleset, ruleset_names
 
 if TYPE_CHECKING:
+    import httpx
+
     from tankref.core.ruleset import CommandVerb
 
 # The verbs whose tool is a ruleset's own (``Ruleset.commands``), with their line in --help.
@@ -22,6 +26,35 @@ RULESET_TOOLS: dict[CommandVerb, str] = {
     "rulings": "a ruleset's per-table rulings and their defaults",
     "odds": "exact odds of a shot by a ruleset's rules: hit, damage, destroyed ...",
 }
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose refusal is one line (what is wrong, and where help is), not
+    the usage block above it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` shows the usage)\n")
+
+
+def port_number(text: str) -> int:
+    """A TCP port a referee can listen on or be reached at."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535, got {port}")
+    return port
+
+
+def positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
+    return number
 
 
 def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:
@@ -52,9 +85,7 @@ def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:
         if asks_help
         else None
     )
-    parser = argparse.ArgumentParser(
-        prog=f"tankref {verb}", description=tool.description, epilog=epilog
-    )
+    parser = Parser(prog=f"tankref {verb}", description=tool.description, epilog=epilog)
     _ruleset_option(parser, verb, names)
     tool.add_arguments(parser)
     # The ruleset was read in the first step: the namespace carries it, the option is for --help.
@@ -125,17 +156,25 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_luck(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from tankref.server.luck import NoSuchTable, luck_from_db, luck_text
     from tankref.server.settings import default_db_path
+    from tankref.server.store import StoreError, one_line
 
     db = Path(args.db).expanduser() if args.db else default_db_path()
     if not db.is_file():
-        print(f"no referee database at {db} (--db FILE names another)", file=sys.stderr)
+        print(
+            f"tankref luck: no referee database at {db} (--db FILE names another)", file=sys.stderr
+        )
         return 1
     try:
         report = luck_from_db(db, args.table_id)
-    except NoSuchTable as err:
-        print(err, file=sys.stderr)
+    except (NoSuchTable, StoreError) as err:
+        print(f"tankref luck: {one_line(err, 400)}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as err:  # readable as SQLite, but not as a referee's tables
+        print(f"tankref luck: {db}: cannot read the tables: {one_line(err)}", file=sys.stderr)
         return 1
     print(report.model_dump_json(indent=2) if args.json else luck_text(report))
     return 0
@@ -143,19 +182,177 @@ def _cmd_luck(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from tankref.server.demo import run_demo
+    from tankref.server.settings import demo_tokens_path
 
-    return run_demo(args.url, args.seed, args.turns)
+    return run_demo(args.url, args.seed, args.turns, tokens=demo_tokens_path())
+
+
+def tts_saves_folder() -> Path:
+    """Where Tabletop Simulator keeps its saves on this OS (its usual place)."""
+    home = Path.home()
+    if sys.platform == "win32":
+        return home / "Documents" / "My Games" / "Tabletop Simulator" / "Saves"
+    if sys.platform == "darwin":
+        return home / "Library" / "Tabletop Simulator" / "Saves"
+    return home / ".local" / "share" / "Tabletop Simulator" / "Saves"
 
 
 def _cmd_tts_save(args: argparse.Namespace) -> int:
+    from tankref.server.demo import DemoError, referee_url
     from tankref.tts.save import write_save
 
     try:
-        written = write_save(Path(args.path), url=args.url, force=args.force, ruleset=args.ruleset)
-    except (FileExistsError, OSError) as err:
+        url = referee_url(args.url)  # 127.0.0.1:8765 as typed works; ftp:// does not
+    except DemoError as err:
+        print(f"tankref tts-save: {err}", file=sys.stderr)
+        return 2
+    path = Path(args.path).expanduser()
+    saves = tts_saves_folder()
+    if not path.exists() and path.suffix.lower() != ".json":
+        # A folder that is not there (a typo, or TTS never saved here): a file by that name
+        # would be one TTS never lists, and would then stand in the folder's way.
+        if not args.mkdir:
+            print(
+                f"tankref tts-save: no folder {path}: give an existing folder (TTS keeps saves "
+                f"in {saves}), a file name ending in .json, or --mkdir to create the folder",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            path.mkdir(parents=True)
+        except OSError as err:
+            print(f"tankref tts-save: cannot create the folder {path}: {err}", file=sys.stderr)
+            return 1
+        print(f"Created the folder {path.resolve()}.")
+    if path.is_dir() and path.name.lower() == "saves":
+        if path.resolve() == saves.resolve() or path.resolve().parent.name == "Tabletop Simulator":
+            print(f"{path.resolve()} is Tabletop Simulator's Saves folder: the save gets its "
+                  "next numbered name, and TTS lists it under Games > Save & Load.")  # fmt: skip
+        else:
+            print(f"{path.resolve()} is named Saves, but TTS keeps its saves in {saves}: "
+                  "copy the file there for TTS to list it.")  # fmt: skip
+    elif path.suffix.lower() == ".json" and not path.parent.is_dir():
+        print(
+            f"tankref tts-save: no folder {path.parent} to write {path.name} in (TTS keeps "
+            f"saves in {saves})",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        written = write_save(path, url=url, force=args.force, ruleset=args.ruleset)
+    except OSError as err:  # FileExistsError says --force itself
         print(f"tankref tts-save: {err}", file=sys.stderr)
         return 1
-    print(f"Wrote {written}: load it in Tabletop Simulator (Games > Save & Load).")
+    print(f"Wrote {written.resolve()}: load it in Tabletop Simulator (Games > Save & Load).")
+    return 0
+
+
+def _table_client(args: argparse.Namespace, kept: dict[str, str]) -> tuple[str, httpx.Client]:
+    """The referee asked: --url, else the one the demo made the table on, else the default."""
+    import httpx
+
+    from tankref.server.demo import referee_url
+
+    url = referee_url(args.url or kept.get("url") or "http://127.0.0.1:8765")
+    return url, httpx.Client(base_url=url, timeout=30)
+
+
+def _cmd_tables(args: argparse.Namespace) -> int:
+    """``tankref tables [list|end|delete]``: the referee's tables, through its HTTP API."""
+    import httpx
+
+    from tankref.server.demo import DemoError, load_tokens, save_tokens
+    from tankref.server.settings import demo_tokens_path
+
+    action = args.tables_action or "list"
+    say_as = f"tankref tables {action}" if args.tables_action else "tankref tables"
+    tokens_file = demo_tokens_path()
+    table_id: str = getattr(args, "table_id", "")
+    kept = load_tokens(tokens_file).get(table_id, {}) if table_id else {}
+    try:
+        url, client = _table_client(args, kept)
+    except DemoError as err:
+        print(f"{say_as}: {err}", file=sys.stderr)
+        return 2
+    try:
+        with client:
+            if action == "list":
+                return _list_tables(url, client.get("/tables"))
+            token = args.token or kept.get("token")
+            if not token:
+                print(
+                    f"{say_as}: no token for table {table_id}: give --token=TOKEN (the one "
+                    f"its creator was given; demo tables' tokens are kept in {tokens_file})",
+                    file=sys.stderr,
+                )
+                return 2
+            auth = {"Authorization": f"Bearer {token}"}
+            if action == "end":
+                body: dict[str, str] = {"request_id": "tankref-tables-end"}
+                if args.reason:
+                    body["reason"] = args.reason
+                reply = client.post(f"/tables/{table_id}/end", json=body, headers=auth)
+            else:
+                reply = client.delete(f"/tables/{table_id}", headers=auth)
+    except httpx.HTTPError as err:
+        print(f"{say_as}: no referee answers at {url} ({err}); start one: tankref serve",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    if reply.status_code >= 400:
+        print(f"{say_as}: {reply.status_code} {_message(reply)}", file=sys.stderr)
+        return 1
+    answer = _answer(say_as, url, reply)
+    if answer is None:
+        return 1
+    if action == "end":
+        summary = answer.get("table", {})
+        reason = summary.get("reason")
+        print(
+            f"Table {table_id} is {summary.get('status', 'over')}"
+            + (f": {reason}" if reason else "")
+        )
+        return 0
+    known = load_tokens(tokens_file)
+    if known.pop(table_id, None) is not None:
+        with suppress(OSError):  # deleted all the same; a stale token does no harm
+            save_tokens(tokens_file, known)
+    print(f"Deleted table {table_id} and its log ({answer.get('events', 0)} events).")
+    return 0
+
+
+def _answer(say_as: str, url: str, reply: httpx.Response) -> Any:
+    """The reply's JSON; None (said in one line) when what answers is not a referee."""
+    try:
+        return reply.json()
+    except ValueError:
+        print(f"{say_as}: {url} answered {reply.status_code}, not as a tankref referee does",
+              file=sys.stderr)  # fmt: skip
+        return None
+
+
+def _message(reply: httpx.Response) -> str:
+    try:
+        return str(reply.json().get("message", reply.text))
+    except (ValueError, AttributeError):
+        return reply.text[:200]
+
+
+def _list_tables(url: str, reply: httpx.Response) -> int:
+    if reply.status_code >= 400:
+        print(f"tankref tables: {reply.status_code} {_message(reply)}", file=sys.stderr)
+        return 1
+    tables = _answer("tankref tables", url, reply)
+    if tables is None:
+        return 1
+    if not tables:
+        print(f"No tables on the referee at {url}.")
+        return 0
+    print(f"{'TABLE':<14} {'RULESET':<8} {'STATUS':<8} {'DEMO':<5} EVENTS")
+    for t in tables:
+        demo = "demo" if t.get("demo") else "-"
+        print(
+            f"{t['table_id']:<14} {t['ruleset']:<8} {t['table']['status']:<8} {demo:<5} {t['seq']}"
+        )
     return 0
 
 
@@ -188,7 +385,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as err:
+            print(f"tankref export: cannot write {args.output}: {err}", file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
     return 0
@@ -258,7 +459,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tankref",
         description="A referee for tank wargames in Tabletop Simulator (TinyTableTopTanks). "
         "Start here: `tankref serve` runs the referee; `tankref demo` shows it play.",
@@ -279,7 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
         tool.set_defaults(ruleset_tool=verb)
 
     play = sub.add_parser("selfplay", help="watch scripted sides play seeded games")
-    play.add_argument("--games", type=int, default=1, help="how many games (default 1)")
+    play.add_argument("--games", type=positive, default=1, help="how many games (default 1)")
     play.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     play.add_argument("--verbose", action="store_true", help="print every adjudication")
     play.add_argument(
@@ -298,11 +499,18 @@ def build_parser() -> argparse.ArgumentParser:
         "with every action kept in an SQLite event log.",
     )
     serve.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    serve.add_argument(
+        "--port", type=port_number, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}"
+    )
     serve.add_argument(
         "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
     )
-    serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    serve.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("debug", "info", "warning", "error"),
+        help="warning (default): the banner and what goes wrong; info: every request too",
+    )
     serve.add_argument(
         "--allow-host",
         action="append",
@@ -394,11 +602,48 @@ def build_parser() -> argparse.ArgumentParser:
         "starts one on a temporary database.",
     )
     demo.add_argument(
-        "--url", help="a running referee (default: http://127.0.0.1:8765 or start one)"
+        "--url",
+        help="a running referee, e.g. 127.0.0.1:8765 (default: http://127.0.0.1:8765 if one "
+        "runs there, else one started for the demo, up until Enter or Ctrl+C)",
     )
     demo.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
-    demo.add_argument("--turns", type=int, default=4, help="turns to play (default 4)")
+    demo.add_argument("--turns", type=positive, default=4, help="turns to play (default 4)")
     demo.set_defaults(run=_cmd_demo)
+
+    tables = sub.add_parser(
+        "tables",
+        help="list the referee's tables; end or delete one (demo tables too)",
+        description="Lists the tables of a running referee: id, ruleset, status, demo or not, "
+        "events. `tankref tables end TABLE_ID` ends one (the game is over, its seed revealed); "
+        "`tankref tables delete TABLE_ID` deletes it with its whole log. Both need the "
+        "table's token: a demo table's is found where `tankref demo` kept it; give any "
+        "other's with --token.",
+    )
+    tables.add_argument(
+        "--url",
+        help="the referee (default: where the demo made the table, else 127.0.0.1:8765)",
+    )
+    tables.set_defaults(run=_cmd_tables, tables_action=None)
+    doing = tables.add_subparsers(dest="tables_action", metavar="ACTION")
+    listing_all = doing.add_parser("list", help="every table (the default)")
+    listing_all.add_argument("--url", default=argparse.SUPPRESS, help="the referee, as above")
+    listing_all.set_defaults(run=_cmd_tables)
+    for tables_verb, line in (
+        ("end", "end the game (no more actions; the seed is revealed)"),
+        ("delete", "delete the table and its whole log, for good"),
+    ):
+        one = doing.add_parser(tables_verb, help=line, description=line)
+        one.add_argument("table_id", metavar="TABLE_ID")
+        one.add_argument(
+            "--token",
+            help="the table's token (a demo table's is known); write --token=TOKEN, as a "
+            "token may start with '-'",
+        )
+        # SUPPRESS: given before the action (`tables --url U end ID`), it is not undone here.
+        one.add_argument("--url", default=argparse.SUPPRESS, help="the referee, as above")
+        if tables_verb == "end":
+            one.add_argument("--reason", help="why, for the log (e.g. 'agreed draw')")
+        one.set_defaults(run=_cmd_tables)
 
     tts_save = sub.add_parser(
         "tts-save",
@@ -406,7 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Writes a complete TTS save (JSON): the bundled scripts, a play area, "
         "the tankref board and the ruleset's own table (TinyTableTopTanks: tagged terrain, "
         "an objective marker, white/red/green dice, a damage deck and tanks for both sides). "
-        "PATH may be TTS's Saves folder: the save then gets the next free TS_Save_N.json name.",
+        "PATH may be TTS's Saves folder (or any folder): the save then gets the next free "
+        "TS_Save_N.json name. A PATH that does not exist must end in .json, or take --mkdir.",
     )
     tts_save.add_argument("path", metavar="PATH", help="a .json file, or a folder (e.g. Saves)")
     tts_save.add_argument(
@@ -415,6 +661,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the referee the table talks to (default http://127.0.0.1:8765)",
     )
     tts_save.add_argument("--force", action="store_true", help="overwrite an existing file")
+    tts_save.add_argument(
+        "--mkdir", action="store_true", help="create PATH as a folder when it does not exist"
+    )
     tts_save.add_argument(
         "--ruleset",
         choices=names,
@@ -438,6 +687,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # Ctrl+C: the player asked it to stop; no traceback for that
+        print("Stopped.", file=sys.stderr, flush=True)
+        return 0
+    except Exception as err:
+        if os.environ.get("TANKREF_DEBUG"):
+            raise
+        # Not one a command foresaw (each says its own): still one line, not a traceback.
+        text = " ".join(str(err).split())[:300]
+        print(
+            f"tankref {args.command}: unexpected error, please report it: "
+            f"{type(err).__name__}: {text} (TANKREF_DEBUG=1 shows where)",
+            file=sys.stderr,
+        )
+        return 1
     return code
 
 

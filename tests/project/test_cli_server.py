@@ -38,6 +38,12 @@ def test_serve_says_plainly_when_the_port_is_taken(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo keeps its tables' tokens in the data folder: the test's, not the user's."""
+    monkeypatch.setenv("TANKREF_DATA_DIR", str(tmp_path / "data"))
+
+
 def _demo_lines(url: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
     assert main(["demo", "--url", url, "--turns", "2", "--seed", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()

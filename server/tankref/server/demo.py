@@ -7,6 +7,7 @@ the math). If no referee answers at the URL, it starts one on a temporary databa
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import socket
@@ -15,7 +16,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,49 @@ def _free_port() -> int:
         return port
 
 
+def referee_url(text: str) -> str:
+    """A referee's address as typed (``127.0.0.1:8765``, ``localhost:8765/``, a full URL):
+    http:// when no scheme is given, no trailing slash."""
+    text = text.strip()
+    if "://" not in text:
+        text = f"http://{text}"
+    try:
+        url = httpx.URL(text)
+    except httpx.InvalidURL as exc:
+        raise DemoError(f"--url {text!r} is not an address: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise DemoError(f"--url {text!r}: give http://HOST:PORT, e.g. http://127.0.0.1:8765")
+    if url.port is not None and not 1 <= url.port <= 65535:
+        raise DemoError(f"--url {text!r}: a port is 1 to 65535, got {url.port}")
+    return text.rstrip("/")
+
+
+# --- the demo tables' tokens, kept for `tankref tables end|delete` ---------------------------
+
+
+def load_tokens(path: Path) -> dict[str, dict[str, str]]:
+    """Table id -> {"url", "token"} of the demo tables made on a referee that keeps them."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none yet, or unreadable: no tokens known
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        str(k): {"url": str(v.get("url", "")), "token": str(v.get("token", ""))}
+        for k, v in data.items()
+        if isinstance(v, dict)
+    }
+
+
+def save_tokens(path: Path, tokens: dict[str, dict[str, str]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Tokens are write credentials: readable by this user only (where the OS has modes).
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(tokens, out, indent=2)
+
+
 def _up(url: str) -> bool:
     try:
         return httpx.get(f"{url}/health", timeout=1.0).status_code == 200
@@ -57,18 +102,27 @@ def _up(url: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class Where:
+    url: str
+    temporary: bool  # started here, on a temporary database: its tables go with it
+
+
 @contextmanager
-def referee_at(url: str | None, say: Say) -> Iterator[str]:
-    """The URL of a running referee: the one given, or the default, or one started here."""
+def referee_at(url: str | None, say: Say, *, linger: bool = True) -> Iterator[Where]:
+    """A running referee: the one given, or the default, or one started here. One started
+    here stays up after the demo until Enter or Ctrl+C (``linger``, on a terminal), so the
+    links the demo printed work."""
     if url is not None:
+        url = referee_url(url)
         if not _up(url):
             raise DemoError(f"no referee answers at {url} (start one: tankref serve)")
-        yield url
+        yield Where(url, temporary=False)
         return
     default = "http://127.0.0.1:8765"
     if _up(default):
         say(f"Using the referee already running at {default}.")
-        yield default
+        yield Where(default, temporary=False)
         return
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="tankref-demo-") as folder:
@@ -94,7 +148,15 @@ def referee_at(url: str | None, say: Say) -> Iterator[str]:
                     raise DemoError(f"the referee did not start: {err.strip()}")
                 time.sleep(0.1)
             say(f"Started a referee for this demo at {started} (temporary database).")
-            yield started
+            yield Where(started, temporary=True)
+            if linger and sys.stdin is not None and sys.stdin.isatty():
+                say(
+                    f"The demo's referee stays up so the links above work ({started}/ is the "
+                    "live page): press Enter or Ctrl+C to stop it. It keeps no tables; "
+                    "`tankref serve` runs one that does."
+                )
+                with suppress(EOFError):
+                    input()
             say("The demo's referee stops now; `tankref serve` runs one that keeps its tables.")
         finally:
             proc.terminate()
@@ -113,23 +175,33 @@ class DemoTable:
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         reply = self.client.request(method, path, json=body)
+        try:
+            data = reply.json()
+        except ValueError:  # something else answers at that address
+            raise DemoError(
+                f"{method} {path}: {reply.status_code}, not a tankref referee's reply"
+            ) from None
         if reply.status_code >= 400:
-            raise DemoError(f"{method} {path}: {reply.status_code} {reply.json().get('message')}")
-        return reply.json()
+            message = data.get("message") if isinstance(data, dict) else data
+            raise DemoError(f"{method} {path}: {reply.status_code} {message}")
+        return data
 
-    def create(self, seed: int) -> None:
+    def create(self, seed: int) -> str:
+        """The demo's table (marked as a demo table); its token, for the caller to keep."""
         made = self.call(
             "POST",
             "/tables",
             {"ruleset": "ttt", "setup": {"scenario": {"kind": "meeting"}},
-             "dice": {"seed": f"tankref-demo-{seed:04d}"}},
+             "dice": {"seed": f"tankref-demo-{seed:04d}"}, "demo": True},
         )  # fmt: skip
         self.table_id = made["table_id"]
+        token: str = made["token"]
         self.client.headers["Authorization"] = f"Bearer {made['token']}"
         self.say(
             f"Table {self.table_id}: TinyTableTopTanks, Meeting Engagement. "
             f"Dice commitment {made['dice']['commitment'][:16]}..."
         )
+        return token
 
     def act(self, action: dict[str, Any]) -> dict[str, Any]:
         self.count += 1
@@ -169,10 +241,15 @@ def _toward(x: float, z: float, tx: float, tz: float, step: float) -> tuple[floa
     return round(x + dx * k, 2), round(z + dz * k, 2), round(facing, 1)
 
 
-def play(url: str, seed: int, turns: int, say: Say) -> dict[str, Any]:
+def play(
+    url: str, seed: int, turns: int, say: Say, keep: Callable[[str, str], None] | None = None
+) -> dict[str, Any]:
+    """``keep(table_id, token)``: told the demo table's token as soon as it exists."""
     with httpx.Client(base_url=url, timeout=30) as client:
         table = DemoTable(client, say)
-        table.create(seed)
+        token = table.create(seed)
+        if keep is not None:
+            keep(table.table_id, token)
         say("Setup: terrain, then tanks where the models stand.")
         for piece_id, body in TERRAIN:
             table.put("terrain", piece_id, body)
@@ -245,16 +322,40 @@ def _tank_turn(table: DemoTable, tank: dict[str, Any], state: dict[str, Any]) ->
         table.act({"kind": "recover", "tank_id": tank["tank_id"]})
 
 
-def run_demo(url: str | None, seed: int, turns: int, say: Say = print) -> int:
+def run_demo(
+    url: str | None, seed: int, turns: int, say: Say = print, tokens: Path | None = None
+) -> int:
+    """``tokens``: where the demo tables' tokens are kept (on a referee that keeps tables)."""
     try:
         with referee_at(url, say) as where:
-            play(where, seed, turns, say)
+
+            def keep(table_id: str, token: str) -> None:
+                if tokens is None or where.temporary:
+                    return
+                known = load_tokens(tokens)
+                known[table_id] = {"url": where.url, "token": token}
+                save_tokens(tokens, known)
+
+            final = play(where.url, seed, turns, say, keep)
+            if not where.temporary:
+                table_id = final["table_id"]
+                say(
+                    f"Table {table_id} is a demo table and stays on this referee: "
+                    f"`tankref tables end {table_id}` ends it, `tankref tables delete "
+                    f"{table_id}` deletes it"
+                    + (f" (its token is kept in {tokens})." if tokens is not None else ".")
+                )
     except DemoError as exc:
         print(f"tankref demo: {exc}", file=sys.stderr)
         return 1
     except httpx.HTTPError as exc:
         print(f"tankref demo: the referee stopped answering: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # the tokens' file cannot be written
+        print(f"tankref demo: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Demo stopped.", flush=True)
     return 0
 
 

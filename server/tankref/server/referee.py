@@ -38,6 +38,7 @@ from tankref.server.schemas import (
     OrderedBy,
     Scene,
     TableCreated,
+    TableDeleted,
     TableListItem,
     TableRead,
 )
@@ -116,6 +117,7 @@ class TableHost:
     # request id -> (seq, request hash) of a request that changed nothing: answered the same
     quiet: dict[str, tuple[int, str]] = field(default_factory=dict)
     closing: bool = False  # the server is stopping: held long-polls answer now
+    deleted: bool = False  # its owner deleted it: a write still queued on its lock is refused
     shots: dict[int, LineOfFire] = field(default_factory=dict)  # seq -> line, for the scene
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -204,6 +206,7 @@ class Referee:
         # why. Left as they are in the database; every request to one is told why.
         self.quarantined: dict[str, str] = {}
         self._versions: dict[str, str] = {}
+        self.demo_ids = store.demo_table_ids()  # tables `tankref demo` made (listed as such)
         self.load()
 
     def release_waiters(self) -> None:
@@ -321,7 +324,9 @@ class Referee:
             seed_chosen=body.dice.seed is not None,
             version=self.version(rules.name),
         )
-        self.store.add_table(row, {p: _sha256(t) for p, t in seat_tokens.items()})
+        self.store.add_table(row, {p: _sha256(t) for p, t in seat_tokens.items()}, demo=body.demo)
+        if body.demo:
+            self.demo_ids.add(row.id)
         host = self._host_from_row(row, state)
         host.seat_tokens = {p: _sha256(t) for p, t in seat_tokens.items()}
         self.tables[host.id] = host
@@ -389,9 +394,29 @@ class Referee:
                 created_at=h.created_at,
                 seq=h.seq,
                 table=h.summary(),
+                demo=h.id in self.demo_ids,
             )
             for h in self.tables.values()
         ]
+
+    async def delete_table(self, host: TableHost) -> TableDeleted:
+        """The table gone for good, its log too (its owner asked, with its token), after
+        any write in progress. Anyone still waiting on it is answered now."""
+        async with host.lock:
+            _still_there(host)
+            try:
+                events = self.store.delete_table(host.id)
+            except sqlite3.Error as exc:
+                raise ApiError(
+                    503, "NOT_SAVED", f"the referee could not delete it ({exc}); nothing changed"
+                ) from None
+            host.deleted = True
+        self.tables.pop(host.id, None)
+        self.demo_ids.discard(host.id)
+        host.closing = True
+        host.notify()
+        log.info("table %s deleted (%d events)", host.id, events)
+        return TableDeleted(table_id=host.id, deleted=True, events=events)
 
     def read(self, host: TableHost) -> TableRead:
         return TableRead(
@@ -425,6 +450,7 @@ class Referee:
         """
         request_sha = _sha256(_canonical(request))
         async with host.lock:
+            _still_there(host)
             repeated = self._repeated(host, request_id, request_sha)
             if repeated is not None:
                 return repeated
@@ -458,6 +484,7 @@ class Referee:
         ...}``, see ``tankref.core.timeline``) once per request id; the reply as JSON text."""
         request_sha = _sha256(_canonical(action))
         async with host.lock:
+            _still_there(host)
             repeated = self._repeated(host, request_id, request_sha)
             if repeated is not None:
                 return repeated
@@ -617,6 +644,13 @@ def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:
         head, wrong = chained(head, event, entry)
         broken = broken or wrong
     return head, broken
+
+
+def _still_there(host: TableHost) -> None:
+    if host.deleted:  # deleted while this request waited for the table
+        raise ApiError(
+            404, "UNKNOWN_TABLE", f"table_id: table {host.id!r} was deleted", field="table_id"
+        )
 
 
 def _reused(request_id: str) -> ApiError:

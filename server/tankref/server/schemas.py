@@ -92,6 +92,10 @@ class CreateTable(_Body):
         default_factory=dict, description="The ruleset's table setup (players, scenario, options)."
     )
     dice: DiceSetup = Field(default_factory=DiceSetup)
+    demo: bool = Field(
+        default=False,
+        description="A table `tankref demo` makes: listed as a demo table, to end and delete.",
+    )
 
 
 class DicePublic(BaseModel):
@@ -129,6 +133,13 @@ class TableListItem(BaseModel):
     created_at: str
     seq: int
     table: TableSummary
+    demo: bool = Field(default=False, description="Made by `tankref demo`.")
+
+
+class TableDeleted(BaseModel):
+    table_id: str
+    deleted: Literal[True]
+    events: int = Field(description="How many log entries went with it.")
 
 
 class TableRead(BaseModel):
@@ -248,7 +259,11 @@ class Health(BaseModel):
     version: str
     rulesets: list[str]
     tables: int
-    database: str
+    database: str | None = Field(
+        default=None,
+        description="The database file in use, told only to callers on the referee's own "
+        "computer (the path names the user's home folder).",
+    )
     quarantined: list[QuarantinedTable] = Field(
         default_factory=list,
         description="Tables that could not be loaded at start-up (set aside, read-only); "

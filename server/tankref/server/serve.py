@@ -98,7 +98,7 @@ def serve(
     port: int,
     db_path: Path,
     *,
-    log_level: str = "info",
+    log_level: str = "warning",
     allowed_hosts: tuple[str, ...] = (),
 ) -> int:
     settings = Settings(db_path=db_path, host=host, port=port)
@@ -113,6 +113,7 @@ def serve(
         store = EventStore(db_path)
         try:
             store.check_readable()
+            store.check_writable()
         finally:
             store.close()
     except (StoreError, OSError) as exc:
@@ -130,21 +131,70 @@ def serve(
             file=sys.stderr,
         )
         return 2
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    print(f"tankref referee on http://{shown}:{port}  (API docs: http://{shown}:{port}/docs)")
+    for line in banner(host, port):
+        print(line)
     print(f"database: {db_path}")
     if not settings.loopback:
         names = ", ".join(settings.allowed_hosts)
         print(
-            f"warning: listening on {shown}:{port}, beyond this computer: anyone who can reach "
-            "it can read every table, its log, the live page and the API docs, and can create "
-            "tables; playing needs each table's token, which travels unencrypted (plain HTTP). "
-            f"It answers to any IP address and to these names: {names} "
+            f"warning: listening on {_bracketed(host)}:{port}, beyond this computer: anyone who "
+            "can reach it can read every table, its log, the live page and the API docs, and "
+            "can create tables; playing needs each table's token, which travels unencrypted "
+            f"(plain HTTP). It answers to any IP address and to these names: {names} "
             "(add one with --allow-host NAME).",
             file=sys.stderr,
         )
     print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    app = create_app(settings)
-    RefereeServer(referee_config(app, host.strip("[]"), port, log_level), app).run()
+    try:
+        app = create_app(settings)
+        RefereeServer(referee_config(app, host.strip("[]"), port, log_level), app).run()
+    except KeyboardInterrupt:
+        # uvicorn has stopped cleanly and raises Ctrl+C again for whoever runs it: that is
+        # us, and one line says all a player needs (not a traceback under the banner).
+        pass
+    print(f"Stopped; every acknowledged action is in {db_path}.", flush=True)
     return 0
+
+
+WILDCARDS = ("0.0.0.0", "::", "[::]", "")
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def banner(host: str, port: int) -> list[str]:
+    """The addresses to open, first line first. Bound to every interface (0.0.0.0, ::),
+    that address is not one a browser opens: this computer's loopback and, when found,
+    its address on the local network instead."""
+    if host not in WILDCARDS:
+        url = f"http://{_bracketed(host)}:{port}"
+        return [f"tankref referee on {url}  (live page: {url}/, API docs: {url}/docs)"]
+    ipv6 = ":" in host
+    # Bound to ::, IPv4 reaches it only where the system maps it (not on Windows): [::1].
+    here = f"http://{'[::1]' if ipv6 else '127.0.0.1'}:{port}"
+    lines = [
+        f"tankref referee on {here}  (live page: {here}/, API docs: {here}/docs)",
+        f"listening on all interfaces ({_bracketed(host or '0.0.0.0')}:{port})",
+    ]
+    lan = lan_address(ipv6=ipv6)
+    if lan is not None:
+        lines.append(f"from other computers on your network: http://{_bracketed(lan)}:{port}")
+    return lines
+
+
+def lan_address(*, ipv6: bool = False) -> str | None:
+    """This computer's address on its local network, if it has one: the source address the
+    system would pick to reach a documentation address (RFC 5737 / RFC 3849; a UDP
+    "connect" sends nothing)."""
+    family, probe = (socket.AF_INET6, "2001:db8::1") if ipv6 else (socket.AF_INET, "192.0.2.1")
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 9))
+            address = str(s.getsockname()[0])
+    except OSError:
+        return None
+    if address.startswith(("127.", "0.")) or address in ("::1", "::"):
+        return None
+    return address

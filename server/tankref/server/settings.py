@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,9 +15,26 @@ DEFAULT_PORT = 8765
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
+DATA_DIR_VARIABLE = "TANKREF_DATA_DIR"
+
+
+def data_folder() -> Path:
+    """Where tankref keeps its files: the user's data folder (e.g. ~/.local/share/tankref on
+    Linux, %LOCALAPPDATA%\\tankref on Windows), or the folder ``TANKREF_DATA_DIR`` names."""
+    chosen = os.environ.get(DATA_DIR_VARIABLE)
+    if chosen:
+        return Path(chosen).expanduser()
+    return Path(platformdirs.user_data_dir("tankref", appauthor=False))
+
+
 def default_db_path() -> Path:
-    """SQLite file in the user's data directory (e.g. ~/.local/share/tankref on Linux)."""
-    return Path(platformdirs.user_data_dir("tankref", appauthor=False)) / "tankref.sqlite3"
+    """SQLite file in the user's data folder (``data_folder``)."""
+    return data_folder() / "tankref.sqlite3"
+
+
+def demo_tokens_path() -> Path:
+    """The demo tables' tokens (`tankref demo` keeps them for `tankref tables end|delete`)."""
+    return data_folder() / "demo-tables.json"
 
 
 @dataclass(frozen=True)

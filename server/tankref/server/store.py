@@ -65,11 +65,20 @@ CREATE TABLE IF NOT EXISTS seat_tokens (
     token_sha256 TEXT NOT NULL,
     PRIMARY KEY (table_id, player)
 ) WITHOUT ROWID;
+-- Tables a demo made (`tankref demo`): listed as such, so they can be told apart and removed.
+CREATE TABLE IF NOT EXISTS demo_tables (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id)
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 """
+
+# Deleting a whole table (its owner's request) lifts the append-only guard for that one
+# transaction only: dropped and made again inside it, so no other write ever sees it gone.
+_APPEND_ONLY_DELETE = """CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END"""
 
 
 _EVENT_COLUMNS = (
@@ -145,6 +154,14 @@ class EventStore:
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise StoreError(f"{self.path}: cannot read the tables: {one_line(exc)}") from exc
 
+    def check_writable(self) -> None:
+        """A write can be committed here (a referee that cannot write acknowledges nothing)."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("ROLLBACK")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot write to it: {one_line(exc)}") from exc
+
     def _check_is_ours(self) -> None:
         """Some other program's SQLite file is refused, not filled with our tables."""
         names = {
@@ -173,8 +190,11 @@ class EventStore:
         self.db.close()
 
     # --- tables ----------------------------------------------------------------------------
-    def add_table(self, row: TableRow, seat_tokens: dict[str, str] | None = None) -> None:
-        """The table's row and its seats' token hashes (player -> SHA-256), in one go."""
+    def add_table(
+        self, row: TableRow, seat_tokens: dict[str, str] | None = None, *, demo: bool = False
+    ) -> None:
+        """The table's row and its seats' token hashes (player -> SHA-256), in one go;
+        ``demo``: a table `tankref demo` made."""
         with self._transaction():
             self.db.execute(
                 "INSERT INTO tables (id, ruleset, created_at, token_sha256, setup, dice, "
@@ -196,6 +216,24 @@ class EventStore:
                     "INSERT INTO seat_tokens (table_id, player, token_sha256) VALUES (?, ?, ?)",
                     (row.id, player, digest),
                 )
+            if demo:
+                self.db.execute("INSERT INTO demo_tables (table_id) VALUES (?)", (row.id,))
+
+    def demo_table_ids(self) -> set[str]:
+        return {str(r[0]) for r in self.db.execute("SELECT table_id FROM demo_tables")}
+
+    def delete_table(self, table_id: str) -> int:
+        """The table and everything of it (events, spent request ids, seats, demo mark), in
+        one transaction: all gone or nothing. Returns how many events it held."""
+        with self._transaction():
+            self.db.execute("DROP TRIGGER events_append_only_delete")
+            gone = self.db.execute("DELETE FROM events WHERE table_id = ?", (table_id,))
+            events = gone.rowcount
+            for other in ("quiet_requests", "seat_tokens", "demo_tables"):
+                self.db.execute(f"DELETE FROM {other} WHERE table_id = ?", (table_id,))
+            self.db.execute("DELETE FROM tables WHERE id = ?", (table_id,))
+            self.db.execute(_APPEND_ONLY_DELETE)
+        return int(events)
 
     def seat_tokens(self, table_id: str) -> dict[str, str]:
         """Player -> the SHA-256 of their seat token (none for a table from before seats)."""
@@ -337,6 +375,9 @@ def backup(
     except sqlite3.DatabaseError as exc:
         target.unlink(missing_ok=True)
         raise StoreError(f"{source}: cannot back it up: {one_line(exc)}") from exc
+    except KeyboardInterrupt:  # Ctrl+C midway: no half copy left to be mistaken for one
+        target.unlink(missing_ok=True)
+        raise
     finally:
         src.close()
     return BackupDone(target, int(tables), int(events), target.stat().st_size)
