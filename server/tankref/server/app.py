@@ -20,6 +20,7 @@ from tankref.server.referee import Referee
 from tankref.server.routes import (
     actions,
     aids,
+    docs,
     events,
     health,
     luck,
@@ -71,8 +72,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # served by routes.docs from the installed package: works offline
+        redoc_url=None,  # not offline (see routes.docs)
     )
     app.state.settings = settings
+    docs.install(app)
     errors.install(app)
     for module in (health, rulesets, tables, tanks, aids, terrain, actions):
         app.include_router(module.router)
