@@ -1,0 +1,119 @@
+"""``GET /tables/{id}/states/{seq}``: the table after any log entry, rebuilt from the log.
+
+What it answers is checked against a rebuild that does not use the route's code (the stored
+log replayed by the engine alone, ``replaykit.rebuilt_at``), at every entry of a played game;
+its last entry against the live table. Stepping goes on from kept positions (never from the
+start each time) and keeps a bounded number of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from replaykit import played_duel, rebuilt_at
+from serverkit import LiveReferee, live_referee
+from tankref.server.history import History
+from tankref.server.store import EventStore
+
+
+def test_the_table_after_every_entry_is_the_engines_replay_of_the_log(tmp_path: Path) -> None:
+    with live_referee(tmp_path / "referee.sqlite3") as live:
+        table = played_duel(live.url)
+        log = table.log()
+        last = table.read()["seq"]
+        assert last == len(log) == 17
+        states = {}
+        for seq in range(last + 1):
+            got = table.ok(table.http.get(table.path(f"/states/{seq}")))
+            expected = rebuilt_at(live.db_path, table.id, seq)
+            assert (got["seq"], got["last_seq"], got["scene"]["seq"]) == (seq, last, seq)
+            assert got["state"] == expected.state, seq
+            assert got["scene"]["tanks"] == expected.tanks, seq
+            entry = log[seq - 1] if seq else None
+            assert got["kind"] == (entry["kind"] if entry else None)
+            assert got["at"] == (entry["at"] if entry else None)
+            assert got["damaged"] is None
+            # The line of fire is the latest shot logged so far.
+            shots = [e["seq"] for e in log[:seq] if e["kind"] == "engage"]
+            fire = got["scene"]["line_of_fire"]
+            assert (fire["seq"] if fire else None) == (shots[-1] if shots else None), seq
+            states[seq] = got
+        assert (
+            states[0]["scene"]["tanks"] == [] and states[0]["scene"]["table"]["status"] == "setup"
+        )
+        assert states[8]["what"] == "engage R1 → B1"
+        # Entry 5 (R1 waits) is taken back by entry 6 (undo): the state is entry 4's again.
+        assert states[5]["state"] != states[4]["state"]
+        assert states[6]["state"] == states[4]["state"]
+        assert (
+            "Shaken"
+            in next(t for t in states[8]["scene"]["tanks"] if t["tank_id"] == "B1")["markers"]
+        )
+        # The seed stays secret mid-game; the last entry ends the game and shows it, as live.
+        assert "seed" not in states[16]["state"]["dice"]
+        assert states[17]["scene"]["table"]["status"] == "over"
+        assert states[17]["state"] == table.read()["state"]
+        assert "seed" in states[17]["state"]["dice"]
+        assert states[17]["scene"] == table.ok(table.http.get(table.path("/scene")))
+
+
+def test_a_seq_past_the_end_is_404_and_a_bad_one_422_changing_nothing(
+    referee: LiveReferee,
+) -> None:
+    table = played_duel(referee.url)
+    before = table.snapshot()
+    last = before[0]["seq"]
+
+    past = table.http.get(table.path(f"/states/{last + 1}"))
+    assert past.status_code == 404
+    assert past.json()["code"] == "NO_SUCH_ENTRY"
+    assert past.json()["field"] == "seq"
+    assert f"has {last} log entries" in past.json()["message"]
+    for bad in ("-1", "abc", "1.5", "99999999999999999999999999"):
+        reply = table.http.get(table.path(f"/states/{bad}"))
+        if bad.startswith("9"):  # a number, just far past the end
+            assert reply.status_code == 404, reply.text
+            continue
+        assert reply.status_code == 422, (bad, reply.text)
+        assert reply.json()["field"] == "path.seq", reply.text
+    unknown = httpx.get(f"{referee.url}/tables/nosuchtable/states/0")
+    assert unknown.status_code == 404
+    assert unknown.json()["code"] == "UNKNOWN_TABLE"
+    assert table.snapshot() == before  # no dice drawn, nothing logged
+
+
+def test_steps_go_on_from_the_nearest_kept_position_and_the_kept_ones_are_bounded(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "referee.sqlite3"
+    with live_referee(db) as live:
+        table_id = played_duel(live.url).id
+    store = EventStore(db)
+    try:
+        row = store.table(table_id)
+        assert row is not None
+        history = History(store, stride=5, max_positions=4)
+
+        def replayed_for(seq: int) -> int:
+            before = history.replayed
+            host = history.at(row, seq)
+            assert host.seq == seq
+            assert host.public_state() == rebuilt_at(db, table_id, seq).state, seq
+            return history.replayed - before
+
+        assert replayed_for(12) == 12  # nothing kept yet: from the start (keeps 5 and 10)
+        assert replayed_for(13) == 1  # on from 12
+        assert replayed_for(11) == 1  # back: from 10, not from the start
+        assert replayed_for(13) == 0  # kept
+        assert replayed_for(3) == 3  # before any kept position
+        assert len(history) <= 4
+        # A walk through the whole log keeps no more than the bound, and every position
+        # it goes on from is left as it was (each is checked against the independent rebuild).
+        for seq in [*range(17, -1, -1), *range(18)]:
+            replayed_for(seq)
+            assert len(history) <= 4
+        assert replayed_for(9) <= 4  # a position at 5 is kept on the way again
+    finally:
+        store.close()
