@@ -21,18 +21,20 @@ from tankref.server.store import read_log
 CARDS = {"R1": ("tiger-i", "Red", -20, 0, 2), "B1": ("m4a1-sherman", "Blue", 20, 180, -2)}
 
 
-def played_duel(url: str) -> Table:
+def played_duel(url: str, *, until: int | None = None) -> Table:
     """A server-dice duel played to its end (TTT; seeded, so always the same game): a wait
     taken back (undo), then each phase a move forward, a shot at the enemy, end of phase.
     Its history has markers coming and going (Immobilized, Shaken), lines of fire, a move
-    refused (changes nothing), and the game's end (Red wins on entry 15)."""
+    refused (changes nothing), and the game's end (Red wins on entry 17). ``until``: stop
+    once the log has that many entries (the game still on)."""
     table = duel(url, dice_source="server")
     table.ok(table.act({"kind": "wait", "tank_id": "R1"}))
     table.ok(table.http.post(table.path("/undo"), json={"request_id": "undo-the-wait"}))
     z = {tank: spec[2] for tank, spec in CARDS.items()}
     for _turn in range(8):
         for tank, (card, player, _, facing, step) in CARDS.items():
-            if table.read()["table"]["status"] != "playing":
+            read = table.read()
+            if read["table"]["status"] != "playing" or (until and read["seq"] >= until):
                 return table
             z[tank] += step
             # A crippled tank is refused its move or shot: logged as nothing, as in play.
