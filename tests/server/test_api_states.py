@@ -8,12 +8,14 @@ start each time) and keeps a bounded number of them.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
 import httpx
 
 from replaykit import played_duel, rebuilt_at
-from serverkit import LiveReferee, live_referee
+from serverkit import LiveReferee, duel, live_referee
 from tankref.server.history import History
 from tankref.server.store import EventStore
 
@@ -82,6 +84,36 @@ def test_a_seq_past_the_end_is_404_and_a_bad_one_422_changing_nothing(
     assert unknown.status_code == 404
     assert unknown.json()["code"] == "UNKNOWN_TABLE"
     assert table.snapshot() == before  # no dice drawn, nothing logged
+
+
+def test_a_log_that_stops_replaying_shows_where_it_stopped_and_why(tmp_path: Path) -> None:
+    """Entry 5's dice edited in the database (a miss made a hit): the table is damaged from
+    there, as at start-up; each later position is the last one the log reached, saying why."""
+    db = tmp_path / "referee.sqlite3"
+    with live_referee(db) as live:
+        table = duel(live.url)
+        miss = {"faces": {"white": [1, 1, 1, 1]}}
+        table.ok(table.act({"kind": "engage", "tank_id": "R1", "target_id": "B1"}, dice=miss))
+        table.ok(table.act({"kind": "end_phase"}))
+    raw = sqlite3.connect(db)
+    raw.execute("DROP TRIGGER events_append_only_update")
+    raw.execute(
+        "UPDATE events SET dice = ? WHERE table_id = ? AND seq = 5",
+        (json.dumps({"faces": {"white": [5, 1, 1, 1]}}), table.id),
+    )
+    raw.commit()
+    raw.close()
+    with live_referee(db) as live:
+        table.http.base_url = httpx.URL(live.url)
+        four = table.ok(table.http.get(table.path("/states/4")))
+        assert four["damaged"] is None
+        assert four["state"] == rebuilt_at(db, table.id, 4).state
+        for seq in (5, 6):
+            got = table.ok(table.http.get(table.path(f"/states/{seq}")))
+            assert got["damaged"] is not None and "event 5" in got["damaged"]
+            assert got["state"] == four["state"]  # the last state the log reached
+            assert got["kind"] == ("engage" if seq == 5 else "end_phase")
+        assert got["state"] == table.read()["state"]  # as the live (read-only) table
 
 
 def test_steps_go_on_from_the_nearest_kept_position_and_the_kept_ones_are_bounded(

@@ -11,7 +11,8 @@ one between strides first.
 
 A kept position is never replayed further: one that is gone on from is copied first (its
 state is shared, states are never changed in place; only the bookkeeping around it, the
-undo stack and such, is copied).
+undo stack and such, is copied). As for the luck count, the log is read on the event loop
+and the replay runs in a worker thread, one at a time per table.
 """
 
 from __future__ import annotations
@@ -20,18 +21,20 @@ import asyncio
 import copy
 import dataclasses
 import json
+import threading
 from collections import OrderedDict
 from typing import Any
 
+import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from tankref.core.timeline import describe
 from tankref.server.referee import Referee, TableHost, replay_onto
 from tankref.server.schemas import Scene
-from tankref.server.store import EventStore, TableRow
+from tankref.server.store import EventRow, EventStore, TableRow
 
 STRIDE = 25
-MAX_POSITIONS = 200
+MAX_POSITIONS = 100
 
 
 class EntryState(BaseModel):
@@ -79,63 +82,93 @@ class History:
     def __init__(
         self, store: EventStore, *, stride: int = STRIDE, max_positions: int = MAX_POSITIONS
     ) -> None:
-        self.store = store
+        self.store = store  # used on the event loop only, as the referee does
         self.stride = stride
         self.max_positions = max_positions
         self._kept: OrderedDict[_Key, TableHost] = OrderedDict()
+        self._guard = threading.Lock()  # replays of different tables run in worker threads
+        self._tables: dict[str, asyncio.Lock] = {}  # one replay at a time per table
         self.replayed = 0  # entries replayed so far, all requests together (for tests, benches)
 
     def __len__(self) -> int:
         return len(self._kept)
 
+    async def entry_state(self, row: TableRow, seq: int, last_seq: int) -> EntryState:
+        """The table after entry ``seq`` as the route answers it. The log is read here, on
+        the event loop; the replay runs in a worker thread, so a long table's first replay
+        does not hold up the other tables."""
+        event = self.store.events(row.id, after=seq - 1, limit=1)[0] if seq else None
+        async with self._tables.setdefault(row.id, asyncio.Lock()):
+            host = self._found(row, seq)
+            if host is None:
+                start = self._start(row, seq)
+                events = self.store.events(row.id, after=start.seq, limit=seq - start.seq)
+                host = await anyio.to_thread.run_sync(self._replay, row, start, events)
+        return await anyio.to_thread.run_sync(_entry_state, host, event, last_seq)
+
     def at(self, row: TableRow, seq: int) -> TableHost:
         """The table after entry ``seq`` (0: as created; the caller checks that the log has
-        it). Read-only: the caller must not replay it further."""
+        it), all on this thread. Read-only: the caller must not replay it further."""
+        host = self._found(row, seq)
+        if host is not None:
+            return host
+        start = self._start(row, seq)
+        events = self.store.events(row.id, after=start.seq, limit=seq - start.seq)
+        return self._replay(row, start, events)
+
+    def _found(self, row: TableRow, seq: int) -> TableHost | None:
         key = (row.id, row.created_at, seq)
-        found = self._kept.get(key)
-        if found is not None:
-            self._kept.move_to_end(key)
+        with self._guard:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
             return found
-        start = self._nearest(row, seq)
-        host = Referee._host_from_row(row) if start is None else fork(self._kept[start])
-        for event in self.store.events(row.id, after=host.seq, limit=seq - host.seq):
+
+    def _start(self, row: TableRow, seq: int) -> TableHost:
+        """Where a replay to ``seq`` starts: a copy of the nearest position kept at or
+        before it, else the table as created."""
+        with self._guard:
+            mine = [k for k in self._kept if k[:2] == (row.id, row.created_at) and k[2] <= seq]
+            best = max(mine, key=lambda k: k[2], default=None)
+            if best is None:
+                return Referee._host_from_row(row)
+            self._kept.move_to_end(best)
+            return fork(self._kept[best])
+
+    def _replay(self, row: TableRow, host: TableHost, events: list[EventRow]) -> TableHost:
+        """``host`` (a copy of its own) replayed through ``events``; positions kept on the
+        way, and the last one."""
+        for event in events:
             replay_onto(host, [event])
             self.replayed += 1
-            if event.seq % self.stride == 0 and event.seq != seq:
+            if event.seq % self.stride == 0 and event is not events[-1]:
                 self._keep((row.id, row.created_at, event.seq), fork(host))
-        self._keep(key, host)
+        self._keep((row.id, row.created_at, host.seq), host)
         return host
 
-    def entry_state(self, row: TableRow, seq: int, last_seq: int) -> EntryState:
-        host = self.at(row, seq)
-        event = self.store.events(row.id, after=seq - 1, limit=1)[0] if seq else None
-        return EntryState(
-            table_id=row.id,
-            seq=seq,
-            last_seq=last_seq,
-            kind=None if event is None else _kind(event.entry),
-            what=None if event is None else describe(event.action),
-            at=None if event is None else event.created_at,
-            damaged=host.damaged,
-            state=host.public_state(),
-            scene=host.scene(),
-        )
-
-    def _nearest(self, row: TableRow, seq: int) -> _Key | None:
-        mine = [k for k in self._kept if k[:2] == (row.id, row.created_at) and k[2] <= seq]
-        best = max(mine, key=lambda k: k[2], default=None)
-        if best is not None:
-            self._kept.move_to_end(best)
-        return best
-
     def _keep(self, key: _Key, host: TableHost) -> None:
-        self._kept[key] = host
-        self._kept.move_to_end(key)
-        while len(self._kept) > self.max_positions:
-            # The least recently used goes, a position between strides before one on a
-            # stride: those are where steps back go on from.
-            between = next((k for k in self._kept if k[2] % self.stride), None)
-            self._kept.pop(between if between is not None else next(iter(self._kept)))
+        with self._guard:
+            self._kept[key] = host
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.max_positions:
+                # The least recently used goes, a position between strides before one on a
+                # stride: those are where steps back go on from.
+                between = next((k for k in self._kept if k[2] % self.stride), None)
+                self._kept.pop(between if between is not None else next(iter(self._kept)))
+
+
+def _entry_state(host: TableHost, event: EventRow | None, last_seq: int) -> EntryState:
+    return EntryState(
+        table_id=host.id,
+        seq=host.seq,
+        last_seq=last_seq,
+        kind=None if event is None else _kind(event.entry),
+        what=None if event is None else describe(event.action),
+        at=None if event is None else event.created_at,
+        damaged=host.damaged,
+        state=host.public_state(),
+        scene=host.scene(),
+    )
 
 
 def _kind(entry: str) -> str | None:

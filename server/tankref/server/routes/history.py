@@ -36,4 +36,4 @@ async def state_after(
     row = ref.store.table(host.id)
     assert row is not None  # the referee has the table: its row is there (never deleted)
     history: History = connection.app.state.history
-    return history.entry_state(row, seq, host.seq)
+    return await history.entry_state(row, seq, host.seq)
