@@ -103,7 +103,8 @@ def test_the_slider_steps_the_board_through_the_log_and_live_resumes(
             if seq in (5, 6, 8):  # R1 waits; the wait undone; the first shot
                 check_board_at(page, db, table, seq)
         shot = check_board_at(page, db, table, 8)
-        assert "engage R1 → B1" in page.inner_text("#replay-status")
+        assert "Entry 8 of" in page.inner_text("#replay-status")
+        assert shot["headline"] in page.inner_text("#replay-status")  # the log's own words
         b1 = next(t for t in shot["scene"]["tanks"] if t["tank_id"] == "B1")
         assert {"Shaken", "Immobilized"} <= set(b1["markers"])
         # ... and back one (keyboard on the button), then jumps by keyboard on the slider.

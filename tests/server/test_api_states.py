@@ -35,6 +35,7 @@ def test_the_table_after_every_entry_is_the_engines_replay_of_the_log(tmp_path: 
             assert got["scene"]["tanks"] == expected.tanks, seq
             entry = log[seq - 1] if seq else None
             assert got["kind"] == (entry["kind"] if entry else None)
+            assert got["headline"] == (entry["chat"][0] if entry else None)
             assert got["at"] == (entry["at"] if entry else None)
             assert got["damaged"] is None
             # The line of fire is the latest shot logged so far.

@@ -45,6 +45,9 @@ class EntryState(BaseModel):
     last_seq: int = Field(description="The log's last entry now (the live table's).")
     kind: str | None = Field(description="The entry's kind (an action's, or undo, void ...).")
     what: str | None = Field(description="The entry in a few words, e.g. 'engage R1 → B1'.")
+    headline: str | None = Field(
+        description="The entry's first chat line, e.g. 'Tiger I Ausf. E (R1) engages ...'."
+    )
     at: str | None = Field(description="When the entry was logged (UTC).")
     damaged: str | None = Field(
         description="Why the log stops replaying at or before this entry, if it does: the "
@@ -158,19 +161,18 @@ class History:
 
 
 def _entry_state(host: TableHost, event: EventRow | None, last_seq: int) -> EntryState:
+    logged: dict[str, Any] = {} if event is None else json.loads(event.entry)
+    kind = logged.get("kind")
+    chat = logged.get("chat") or [None]
     return EntryState(
         table_id=host.id,
         seq=host.seq,
         last_seq=last_seq,
-        kind=None if event is None else _kind(event.entry),
+        kind=None if kind is None else str(kind),
         what=None if event is None else describe(event.action),
+        headline=None if chat[0] is None else str(chat[0]),
         at=None if event is None else event.created_at,
         damaged=host.damaged,
         state=host.public_state(),
         scene=host.scene(),
     )
-
-
-def _kind(entry: str) -> str | None:
-    kind = json.loads(entry).get("kind")
-    return None if kind is None else str(kind)

@@ -39,7 +39,7 @@ export class Replay {
       "aria-label": "Log entry shown on the board",
       oninput: () => this.go(Number(this.slider.value)),
     });
-    this.first = el("button", { type: "button", id: "replay-first", text: "⏮", title: "The table as created",
+    this.first = el("button", { type: "button", id: "replay-first", text: "Start", title: "The table as created",
       "aria-label": "The table as created", onclick: () => this.go(0) });
     this.back = el("button", { type: "button", id: "replay-back", text: "◀", title: "One entry back",
       "aria-label": "One entry back", onclick: step(-1) });
@@ -133,7 +133,7 @@ export class Replay {
     if (!this.active) text = `Live: entry ${this.last}`;
     else if (!position) text = `Entry ${this.seq} of ${this.last}…`;
     else if (this.seq === 0) text = `Entry 0 of ${this.last}: the table as created`;
-    else text = `Entry ${this.seq} of ${this.last}: ${position.what || position.kind}`;
+    else text = `Entry ${this.seq} of ${this.last}: ${position.headline || position.what || position.kind}`;
     this.status.textContent = text;
     this.slider.setAttribute("aria-valuetext", text);
     this.node.dataset.mode = this.active ? "replay" : "live";
