@@ -16,7 +16,8 @@ import httpx
 
 from replaykit import played_duel, rebuilt_at
 from serverkit import LiveReferee, duel, live_referee
-from tankref.server.history import History
+from tankref.server.history import History, fork
+from tankref.server.referee import rebuild, replay_onto
 from tankref.server.store import EventStore
 
 
@@ -150,3 +151,40 @@ def test_steps_go_on_from_the_nearest_kept_position_and_the_kept_ones_are_bounde
         assert replayed_for(9) <= 4  # a position at 5 is kept on the way again
     finally:
         store.close()
+
+
+def test_a_fork_goes_on_without_touching_the_position_it_came_from(tmp_path: Path) -> None:
+    """Entry 5 (R1 waits), forked and replayed through entry 6 (the wait undone) and on: the
+    position at 5 keeps its undo stack, its shots, its state and its place in the log."""
+    db = tmp_path / "referee.sqlite3"
+    with live_referee(db) as live:
+        table_id = played_duel(live.url).id
+    store = EventStore(db)
+    try:
+        row = store.table(table_id)
+        assert row is not None
+        events = store.events(table_id)
+    finally:
+        store.close()
+    five = rebuild(row, events[:5])
+    before = (
+        five.seq,
+        [d.seq for d in five.timeline.done],
+        dict(five.timeline.cancelled),
+        set(five.timeline.controls),
+        dict(five.shots),
+        five.rules.dump_state(five.state),
+    )
+    on = fork(five)
+    replay_onto(on, events[5:])
+    assert on.seq == len(events) and 5 in on.timeline.cancelled and on.shots
+    after = (
+        five.seq,
+        [d.seq for d in five.timeline.done],
+        dict(five.timeline.cancelled),
+        set(five.timeline.controls),
+        dict(five.shots),
+        five.rules.dump_state(five.state),
+    )
+    assert after == before
+    assert five.timeline.done[-1].seq == 5  # the wait, still in effect at entry 5
