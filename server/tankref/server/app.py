@@ -16,12 +16,15 @@ from tankref.core.ruleset import Ruleset
 from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server import errors
 from tankref.server.guards import RequestGuards
+from tankref.server.history import History
 from tankref.server.referee import Referee
 from tankref.server.routes import (
     actions,
     aids,
+    docs,
     events,
     health,
+    history,
     luck,
     page,
     rulesets,
@@ -58,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = EventStore(settings.db_path)
         app.state.referee = Referee(store)
+        app.state.history = History(store)  # the replay slider's rebuilt positions
         # Everything loaded so far lives as long as the server: keep it out of the garbage
         # collector's full sweeps, which would otherwise stall replies on big tables.
         gc.freeze()
@@ -71,13 +75,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # served by routes.docs from the installed package: works offline
+        redoc_url=None,  # not offline (see routes.docs)
     )
     app.state.settings = settings
+    docs.install(app)
     errors.install(app)
     for module in (health, rulesets, tables, tanks, aids, terrain, actions):
         app.include_router(module.router)
     app.include_router(events.routes(settings))
-    for module in (luck, page, trust):
+    for module in (luck, page, trust, history):
         app.include_router(module.router)
     app.add_middleware(
         RequestGuards,

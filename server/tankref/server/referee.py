@@ -15,6 +15,7 @@ import json
 import logging
 import secrets
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -68,6 +69,7 @@ __all__ = [
     "chained",
     "engine_version",
     "rebuild",
+    "replay_onto",
     "result_digest",
     "table_genesis",
 ]
@@ -728,6 +730,13 @@ def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
     ``head`` is left at the chain's start: ``Referee.load`` computes the log's head while it
     checks the entries (the export computes its own)."""
     host = Referee._host_from_row(row)
+    replay_onto(host, events)
+    return host
+
+
+def replay_onto(host: TableHost, events: Iterable[EventRow]) -> None:
+    """``rebuild``'s replay, going on from wherever ``host`` stands (the replay slider's
+    positions, ``tankref.server.history``, go on from one kept earlier)."""
     for event in events:
         if event.request_id is not None:
             host.requests[event.request_id] = (event.seq, event.request_sha256)
@@ -740,4 +749,3 @@ def rebuild(row: TableRow, events: list[EventRow]) -> TableHost:
             else:
                 host.note_shot(event.seq, step)
         host.seq = event.seq
-    return host

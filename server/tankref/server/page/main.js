@@ -9,6 +9,7 @@ import { luckNodes } from "./charts.js";
 import { el, replace } from "./dom.js";
 import { LogView, entryWords } from "./log.js";
 import { oddsNodes } from "./odds.js";
+import { Replay } from "./replay.js";
 
 // Phases a ruleset counts rather than names (TTT: the first and second phase of a turn).
 const COUNTED = new Set(["first", "second"]);
@@ -145,6 +146,10 @@ class TableView {
       newest: $("log-newest"), newer: $("log-newer"), older: $("log-older"), oldest: $("log-oldest"),
     });
     this.aids = new BoardAids($("board"), id);
+    // The slider under the board: a past entry's scene drawn as the live one is.
+    // Its aids are the referee's reading of the table now: none on a past entry.
+    this.replay = new Replay(id, { board: $("board"), show: (scene) => this.showScene(scene),
+      live: () => this.loadScene().then(() => this.aids.select(this.selected)) });
     this.refreshScene = debounced(() => this.loadScene());
     this.refreshSide = debounced(() => Promise.all([this.loadLuck(), this.loadOdds()]), 250);
     // The labels are placed by their size on screen: drawn again when the board's box
@@ -178,6 +183,7 @@ class TableView {
     this.problem(table.damaged ? `This table is read-only: ${table.damaged}` : null);
     this.lastSeq = table.seq;
     this.log.setLast(table.seq);
+    this.replay.setLast(table.seq);
     this.head = table.head_sha256 || null;
     this.banner(table.table);
     // The scene first: the log's distances are in its measure (inches, or hexes on a hex map).
@@ -190,6 +196,7 @@ class TableView {
     this.closed = true;
     this.sizes.disconnect();
     this.aids.close();
+    this.replay.close();
     clearTimeout(this.retry);
     if (this.socket) this.socket.close(1000);
   }
@@ -271,8 +278,9 @@ class TableView {
     this.lastSeq = entry.seq;
     window.tankrefPage.updates += 1;
     if (entry.chain_sha256) this.head = entry.chain_sha256;
-    if (entry.table) this.banner(entry.table);
+    if (entry.table && !this.replay.active) this.banner(entry.table);
     this.log.add(entry).then(() => this.lastResult());
+    this.replay.setLast(entry.seq);
     this.refreshScene();
     this.refreshSide();
   }
@@ -286,13 +294,17 @@ class TableView {
       if (err instanceof ApiError) this.problem(`The table view could not be read: ${err.message}`);
       return;
     }
-    if (this.closed) return;
+    if (this.closed || this.replay.active) return; // a past entry is shown: it stays
+    this.showScene(scene);
+    this.aids.redraw();
+  }
+
+  showScene(scene) {
     this.scene = scene;
     this.names = unitNames(scene.tanks || []);
     this.log.onHexes = Boolean(scene.grid);
     this.rulesTitle = scene.ruleset_title || scene.ruleset || null;
     this.colours = drawBoard($("board"), scene, { selected: this.selected, onSelect: (id) => this.select(id) });
-    this.aids.redraw();
     if (scene.table) this.banner(scene.table);
     this.legend(scene);
   }
@@ -378,7 +390,7 @@ class TableView {
     if (tankId !== this.selected) this.allOdds = false;
     this.selected = tankId;
     if (this.scene) drawBoard($("board"), this.scene, { selected: tankId, onSelect: (id) => this.select(id) });
-    this.aids.select(tankId);
+    this.aids.select(this.replay.active ? null : tankId);
     const again = document.querySelector(`#board [data-tank="${CSS.escape(tankId)}"]`);
     if (again) again.focus();
     this.loadOdds();
