@@ -53,7 +53,8 @@ export class Replay {
       "data-mode": "live", "data-seq": "0" },
     el("span", { class: "replay-title", text: "Replay" }), this.first, this.back, this.slider,
     this.forward, this.liveButton, this.status);
-    board.after(this.node);
+    // Below the board's box (the <svg> fills it, drawn over anything inside).
+    (board.closest(".board-wrap") || board).after(this.node);
     this.render(null);
   }
 
