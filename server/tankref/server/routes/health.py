@@ -18,7 +18,7 @@ async def health(ref: RefereeDep) -> Health:
         status="ok",
         version=__version__,
         rulesets=ruleset_names(),
-        tables=len(ref.tables),
+        tables=len(ref.rows),
         database=str(ref.store.path),
         quarantined=[
             QuarantinedTable(table_id=table_id, reason=reason)
