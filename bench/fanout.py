@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -51,6 +52,20 @@ class Round:
     median_ms: float
     other_ms: list[float] = field(default_factory=list)  # table B's reads meanwhile
     wrong: list[str] = field(default_factory=list)
+    server_cpu_ms: float = 0.0  # the referee's CPU time from the write to the last arrival
+
+
+@dataclass
+class Cpu:
+    pid: int
+
+    def ms(self) -> float:
+        """The process's user + system CPU time so far (Linux /proc; else 0)."""
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return 1000 * (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def long_poll(port: int, path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -61,7 +76,9 @@ async def long_poll(port: int, path: str) -> tuple[asyncio.StreamReader, asyncio
     return reader, writer
 
 
-async def answer(reader: asyncio.StreamReader) -> tuple[float, dict[str, Any]]:
+async def answer(reader: asyncio.StreamReader) -> tuple[float, str | bytes]:
+    """When a long-poll's answer had arrived whole, and its body (parsed later: the clock
+    stops at the arrival, not at the client's own work after it)."""
     head = await reader.readuntil(b"\r\n\r\n")
     length = next(
         int(line.split(b":", 1)[1])
@@ -69,11 +86,18 @@ async def answer(reader: asyncio.StreamReader) -> tuple[float, dict[str, Any]]:
         if line.lower().startswith(b"content-length:")
     )
     body = await reader.readexactly(length)
-    return time.perf_counter(), json.loads(body)
+    return time.perf_counter(), body
 
 
 async def one_round(
-    url: str, port: int, a: dict[str, Any], b: str, polls: int, sockets: int, x: float
+    url: str,
+    port: int,
+    cpu: Cpu,
+    a: dict[str, Any],
+    b: str,
+    polls: int,
+    sockets: int,
+    x: float,
 ) -> Round:
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
         seq = (await http.get(f"/tables/{a['table_id']}")).json()["seq"]
@@ -85,9 +109,9 @@ async def one_round(
         ]
         await asyncio.sleep(1.0)  # every waiter parked on the server
 
-        async def message(ws: Any) -> tuple[float, dict[str, Any]]:
-            text = await ws.recv()
-            return time.perf_counter(), json.loads(text)
+        async def message(ws: Any) -> tuple[float, str | bytes]:
+            text: str = await ws.recv()
+            return time.perf_counter(), text
 
         arrivals = [asyncio.ensure_future(answer(r)) for r, _ in polled]
         arrivals += [asyncio.ensure_future(message(ws)) for ws in streams]
@@ -104,6 +128,7 @@ async def one_round(
         others = asyncio.ensure_future(read_other())
         await asyncio.sleep(0.05)
         body = {"card": "tiger-i", "player": "Red", "x": x, "z": -20, "facing": 0}
+        cpu_before = cpu.ms()
         begun = time.perf_counter()
         reply = await http.put(
             f"/tables/{a['table_id']}/tanks/R1",
@@ -112,10 +137,12 @@ async def one_round(
         )
         wrote = time.perf_counter()
         got = await asyncio.gather(*arrivals)
+        cpu_spent = cpu.ms() - cpu_before
         done.set()
         await others
         wrong = [] if reply.status_code == 200 else [f"write: {reply.status_code}"]
-        for n, (_, data) in enumerate(got):
+        for n, (_, text) in enumerate(got):
+            data = json.loads(text)
             seqs = [e["seq"] for e in data["entries"]] if "entries" in data else [data["seq"]]
             if seqs != [seq + 1]:
                 wrong.append(f"waiter {n} got {seqs}")
@@ -135,6 +162,7 @@ async def one_round(
             median_ms=statistics.median(times),
             other_ms=other,
             wrong=wrong,
+            server_cpu_ms=cpu_spent,
         )
 
 
@@ -172,15 +200,18 @@ def main(argv: list[str] | None = None) -> int:
     port = free_port()
     with (
         tempfile.TemporaryDirectory() as folder,
-        started(on(referee(Path(folder) / "fanout.sqlite3"), port), port) as (url, _),
+        started(on(referee(Path(folder) / "fanout.sqlite3"), port), port) as (url, _, pid),
     ):
         a, b = setup(url)
+        cpu = Cpu(pid)
 
         async def run() -> tuple[list[Round], list[Round], list[float]]:
             idle = await other_idle(url, b, 50)
-            alone = [await one_round(url, port, a, b, 1, 0, 1.0 + k) for k in range(args.rounds)]
+            alone = [
+                await one_round(url, port, cpu, a, b, 1, 0, 1.0 + k) for k in range(args.rounds)
+            ]
             rounds = [
-                await one_round(url, port, a, b, args.polls, args.sockets, 10.0 + k)
+                await one_round(url, port, cpu, a, b, args.polls, args.sockets, 10.0 + k)
                 for k in range(args.rounds)
             ]
             return alone, rounds, idle
@@ -208,6 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         f"  all waiting: the write answered after {write_all:.1f} ms; half the waiters have "
         f"the entry after {halfway:.1f} ms, the last after {last:.1f} ms = "
         f"{last / base:.1f}x baseline (median of {len(rounds)}; worst {worst:.1f} ms)"
+    )
+    print(
+        f"  the referee's CPU time from the write to the last arrival: "
+        f"{med([r.server_cpu_ms for r in rounds]):.0f} ms (one waiter: "
+        f"{med([r.server_cpu_ms for r in alone]):.0f} ms; the rest of the wall time is the "
+        "clients', on the same cores)"
     )
     print(
         f"another table's log read: {med(idle):.1f} ms idle (baseline, median), during the "

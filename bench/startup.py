@@ -45,8 +45,9 @@ HOST = "127.0.0.1"
 
 
 @contextmanager
-def started(command: list[str], port: int) -> Iterator[tuple[str, float]]:
-    """The process started, and the seconds until its ``/health`` first answered 200."""
+def started(command: list[str], port: int) -> Iterator[tuple[str, float, int]]:
+    """The process started: its URL, the seconds until its ``/health`` first answered 200,
+    and its process id."""
     url = f"http://{HOST}:{port}"
     with tempfile.TemporaryFile() as err:
         begun = time.perf_counter()
@@ -63,7 +64,7 @@ def started(command: list[str], port: int) -> Iterator[tuple[str, float]]:
                         err.seek(0)
                         raise SystemExit(f"{command[:4]} did not start: {err.read().decode()}")
                     time.sleep(0.005)
-            yield url, time.perf_counter() - begun
+            yield url, time.perf_counter() - begun, proc.pid
         finally:
             proc.terminate()
             try:
@@ -96,7 +97,7 @@ def start_seconds(command: list[str], runs: int) -> float:
     times = []
     for _ in range(runs):
         port = free_port()
-        with started(on(command, port), port) as (_, took):
+        with started(on(command, port), port) as (_, took, _):
             times.append(took)
     return statistics.median(times)
 
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     again: list[float] = []
     wrong: list[str] = []
     with (
-        started(on(referee(kept.db), port), port) as (url, _),
+        started(on(referee(kept.db), port), port) as (url, _, _),
         httpx.Client(base_url=url, timeout=60) as http,
     ):
         list_ms, listed = timed_get(http, "/tables")
