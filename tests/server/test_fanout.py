@@ -16,6 +16,7 @@ from websockets.asyncio.client import connect
 
 from serverkit import LiveReferee, duel, live_referee
 from tankref.server.referee import Referee
+from trustkit import long_game, open_referee
 
 POLLS = 40
 STREAMS = 10
@@ -102,3 +103,19 @@ def test_a_new_write_is_not_answered_from_the_page_of_the_last(tmp_path: Path) -
         assert [e["seq"] for e in again.json()["entries"]] == [seq, seq + 1]
         assert again.json()["last_seq"] == seq + 1
         assert [e["seq"] for e in table.log()] == list(range(1, seq + 2))
+
+
+def test_only_the_log_s_tail_is_kept_not_history_paged_through(tmp_path: Path) -> None:
+    """Waiters ask for the newest entries: those reads are kept (for the seq they were read
+    at); a page far back in a long log is read, not kept (an idle table holds no history)."""
+    ref = open_referee(tmp_path / "tail.sqlite3")
+    try:
+        host = ref.host(long_game(ref, events=120, seed=12))
+        history = ref.entries_json(host, 0, 500)
+        assert [json.loads(e)["seq"] for e in history] == list(range(1, host.seq + 1))
+        assert not host.pages.entries
+        tail = ref.entries_json(host, host.seq - 1, 100)
+        assert ref.entries_json(host, host.seq - 1, 100) is tail
+        assert list(host.pages.entries) == [(host.seq - 1, 100)]
+    finally:
+        ref.store.close()

@@ -17,7 +17,7 @@ import secrets
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -107,21 +107,39 @@ def engine_version(ruleset: str) -> str:
 
 @dataclass
 class LogPages:
-    """Log reads as served, for the one seq they were read at: the waiters one write wakes
-    (hundreds of long-polls and streams) all ask for the same entries, which are then read
-    from SQLite and encoded once. The log is append-only, so a page changes only with seq."""
+    """Reads of the log's tail as served, for the one seq they were read at: the waiters one
+    write wakes (hundreds of long-polls and streams) all ask for the same newest entries,
+    which are then read from SQLite and encoded once. The log is append-only, so such a page
+    changes only with seq. Reads further back (paging through history) are not kept."""
 
+    TAIL = 50  # entries from the log's end: what live waiters ask for
     seq: int = -1
     pages: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (after, limit) -> body
     entries: dict[tuple[int, int], list[str]] = field(default_factory=dict)
 
-    def at(self, seq: int) -> LogPages:
-        """This cache, emptied if the log has moved on since it was filled."""
-        if seq != self.seq or len(self.pages) + len(self.entries) > 64:
+    def page(self, seq: int, after: int, limit: int, make: Callable[[], bytes]) -> bytes:
+        if not self._kept(seq, after):
+            return make()
+        body = self.pages.get((after, limit))
+        if body is None:
+            body = self.pages[(after, limit)] = make()
+        return body
+
+    def read(self, seq: int, after: int, limit: int, read: Callable[[], list[str]]) -> list[str]:
+        if not self._kept(seq, after):
+            return read()
+        entries = self.entries.get((after, limit))
+        if entries is None:
+            entries = self.entries[(after, limit)] = read()
+        return entries
+
+    def _kept(self, seq: int, after: int) -> bool:
+        """Whether a read after ``after`` is kept; the cache emptied if the log moved on."""
+        if seq != self.seq or len(self.pages) + len(self.entries) > 16:
             self.seq = seq
             self.pages.clear()
             self.entries.clear()
-        return self
+        return seq - after <= self.TAIL
 
 
 @dataclass
@@ -789,12 +807,11 @@ class Referee:
 
     # --- reads -----------------------------------------------------------------------------
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
-        """Log entries (JSON text) after ``after``; read once per seq for all who ask."""
-        cache = host.pages.at(host.seq).entries
-        entries = cache.get((after, limit))
-        if entries is None:
-            entries = cache[(after, limit)] = self.store.entries(host.id, after, limit)
-        return entries
+        """Log entries (JSON text) after ``after``; the newest read once a seq for all who ask
+        (``LogPages``)."""
+        return host.pages.read(
+            host.seq, after, limit, lambda: self.store.entries(host.id, after, limit)
+        )
 
 
 def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:

@@ -17,13 +17,14 @@ After = Annotated[int, Query(ge=0, le=2**53, description="Entries after this seq
 
 
 def _page(ref: Referee, host: TableHost, limit: int, after: int) -> Response:
-    """A log page, built and encoded once per seq for every reader who asks the same."""
-    pages = host.pages.at(host.seq).pages
-    body = pages.get((after, limit))
-    if body is None:
-        body = pages[(after, limit)] = _page_body(
-            ref.entries_json(host, after, limit), host, limit, after
-        )
+    """A log page; of the log's tail, built and encoded once a seq for every reader who asks
+    the same (``LogPages``)."""
+    body = host.pages.page(
+        host.seq,
+        after,
+        limit,
+        lambda: _page_body(ref.entries_json(host, after, limit), host, limit, after),
+    )
     return Response(body, media_type="application/json")
 
 
