@@ -108,6 +108,21 @@ def timed_get(http: httpx.Client, path: str) -> tuple[float, httpx.Response]:
     return (time.perf_counter() - begun) * 1000, reply
 
 
+def referee_start_ms(db: Path, runs: int = 3) -> float:
+    """The referee's own start-up work on ``db`` in this process (median ms): the store
+    opened, every table's row read and checked."""
+    from tankref.server.referee import Referee
+    from tankref.server.store import EventStore
+
+    times = []
+    for _ in range(runs):
+        begun = time.perf_counter()
+        ref = Referee(EventStore(db))
+        times.append(1000 * (time.perf_counter() - begun))
+        ref.store.close()
+    return statistics.median(times)
+
+
 def first_use_parts(db: Path, table_id: str, runs: int = 3) -> dict[str, float]:
     """Where a first use's time goes, in this process (median ms of ``runs``): reading the
     log, checking its entries and hash chain, replaying it through the engine."""
@@ -151,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         bare_s = start_seconds(bare(), args.runs)
         empty_s = start_seconds(referee(empty), args.runs)
         history_s = start_seconds(referee(kept.db), args.runs)
+        own_empty_ms = referee_start_ms(empty)
+    own_history_ms = referee_start_ms(kept.db)
 
     port = free_port()
     step = max(1, len(kept.tables) // args.reads)
@@ -181,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  referee, {len(kept.tables)} tables of {kept.events}:   {1000 * history_s:8.0f} ms = "
         f"{history_s / bare_s:.2f}x baseline"
+    )
+    print(
+        f"  the referee's own start-up work, in process (median of 3): {own_empty_ms:.0f} ms "
+        f"on the empty database, {own_history_ms:.0f} ms on the {len(kept.tables)} tables"
     )
     print(f"  /health then says: {health['tables']} tables, {len(health['quarantined'])} set aside")
     parts = first_use_parts(kept.db, kept.tables[-1])
