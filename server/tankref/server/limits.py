@@ -22,7 +22,7 @@ class ConnectionLimits:
     head_bytes: int = 16 * 1024  # request line and headers together
     head_seconds: float = 5.0  # from connecting (or the last reply) to the end of the head
     keep_alive_seconds: int = 5  # an idle connection between requests
-    max_connections: int = 500  # beyond: idle ones are let go, then 503 (fds run out otherwise)
+    max_connections: int = 1000  # beyond: idle ones are let go, then 503 (fds run out otherwise)
 
 
 # File descriptors the process needs besides its clients: the database and its -wal, the

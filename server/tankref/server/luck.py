@@ -265,11 +265,11 @@ def luck_from_db(db: Path, table_id: str | None) -> TableLuckReply | AllLuck:
         ref = Referee(store)
         desk = LuckDesk()
         if table_id is not None:
-            host = ref.tables.get(table_id)
+            host = ref.find(table_id)
             if host is None:
                 raise NoSuchTable(f"no table {table_id!r} in {db}")
             return TableLuckReply(**desk.count_now(ref, host).model_dump())
-        return desk.book.aggregate([desk.count_now(ref, h) for h in ref.tables.values()])
+        return desk.book.aggregate([desk.count_now(ref, h) for h in ref.hosts()])
     finally:
         store.close()
 

@@ -15,7 +15,9 @@ import json
 import logging
 import secrets
 import sqlite3
-from collections.abc import Iterable
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -43,7 +45,7 @@ from tankref.server.schemas import (
     TableListItem,
     TableRead,
 )
-from tankref.server.store import EventRow, EventStore, TableRow, one_line
+from tankref.server.store import EventRow, EventStore, TableRow, one_line, read_log
 
 log = logging.getLogger("tankref.server")
 
@@ -61,6 +63,13 @@ def _canonical(data: Any) -> str:
 
 
 CHECKPOINT_EVERY = 25
+# Tables kept rebuilt in memory (about 3 MB for a 500-event game): beyond this many, the least
+# recently used idle one is dropped and rebuilt from its log when next used (issue 18: a
+# referee with 1,000 tables in its log must not hold them all).
+KEEP_REBUILT = 64
+# A table used this recently is not dropped: a request may hold it between awaits (its body
+# still arriving) before it takes the table's lock.
+IDLE_SECONDS = 1.0
 
 
 __all__ = [
@@ -99,6 +108,43 @@ def engine_version(ruleset: str) -> str:
 
 
 @dataclass
+class LogPages:
+    """Reads of the log's tail as served, for the one seq they were read at: the waiters one
+    write wakes (hundreds of long-polls and streams) all ask for the same newest entries,
+    which are then read from SQLite and encoded once. The log is append-only, so such a page
+    changes only with seq. Reads further back (paging through history) are not kept."""
+
+    TAIL = 50  # entries from the log's end: what live waiters ask for
+    seq: int = -1
+    pages: dict[tuple[int, int], bytes] = field(default_factory=dict)  # (after, limit) -> body
+    entries: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+
+    def page(self, seq: int, after: int, limit: int, make: Callable[[], bytes]) -> bytes:
+        if not self._kept(seq, after):
+            return make()
+        body = self.pages.get((after, limit))
+        if body is None:
+            body = self.pages[(after, limit)] = make()
+        return body
+
+    def read(self, seq: int, after: int, limit: int, read: Callable[[], list[str]]) -> list[str]:
+        if not self._kept(seq, after):
+            return read()
+        entries = self.entries.get((after, limit))
+        if entries is None:
+            entries = self.entries[(after, limit)] = read()
+        return entries
+
+    def _kept(self, seq: int, after: int) -> bool:
+        """Whether a read after ``after`` is kept; the cache emptied if the log moved on."""
+        if seq != self.seq or len(self.pages) + len(self.entries) > 16:
+            self.seq = seq
+            self.pages.clear()
+            self.entries.clear()
+        return seq - after <= self.TAIL
+
+
+@dataclass
 class TableHost:
     """One table in memory: its derived state and the machinery to serialise its writes."""
 
@@ -122,6 +168,11 @@ class TableHost:
     deleted: bool = False  # its owner deleted it: a write still queued on its lock is refused
     shots: dict[int, LineOfFire] = field(default_factory=dict)  # seq -> line, for the scene
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Long-polls and streams waiting on this table: while any does, it stays in memory (a
+    # waiter on a dropped copy would never hear of the next write).
+    watchers: int = 0
+    used: float = field(default_factory=time.monotonic)  # when a request last asked for it
+    pages: LogPages = field(default_factory=lambda: LogPages())
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -196,17 +247,51 @@ class TableHost:
         """Return when the log has an event after ``after``, or when ``timeout`` runs out."""
         if self.seq > after or timeout <= 0 or self.closing:
             return
-        with contextlib.suppress(TimeoutError):  # time's up: the caller answers "nothing new"
-            await asyncio.wait_for(self._changed.wait(), timeout)
+        self.watchers += 1
+        try:
+            # asyncio.timeout, not wait_for: no extra task per waiter (hundreds may wait)
+            with contextlib.suppress(TimeoutError):  # time's up: the caller answers "nothing new"
+                async with asyncio.timeout(timeout):
+                    await self._changed.wait()
+        finally:
+            self.watchers -= 1
+
+    @contextlib.contextmanager
+    def watched(self) -> Iterator[None]:
+        """Keep the table in memory while a stream follows it (between waits too)."""
+        self.watchers += 1
+        try:
+            yield
+        finally:
+            self.watchers -= 1
 
 
 class Referee:
-    def __init__(self, store: EventStore) -> None:
+    """The tables in the log. Start-up reads and checks each table's row only; a table's log
+    is replayed when the table is first used (``host``), and the least recently used idle
+    tables beyond ``keep_rebuilt`` are dropped again (rebuilt from the log on next use).
+    Listing tables replays none: a table not in memory is listed from its last log entry."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        keep_rebuilt: int = KEEP_REBUILT,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
         self.store = store
-        self.tables: dict[str, TableHost] = {}
+        # Every table that loads, as created, oldest first (the order tables are listed in).
+        self.rows: dict[str, TableRow] = {}
+        # The tables rebuilt in memory, least recently used first.
+        self.tables: OrderedDict[str, TableHost] = OrderedDict()
         # Tables whose row or log cannot be read (an unknown ruleset, a damaged file): id ->
         # why. Left as they are in the database; every request to one is told why.
         self.quarantined: dict[str, str] = {}
+        # A table not in memory: (seq, summary) as its log last left it, for the list.
+        self._listed: dict[str, tuple[int, TableSummary]] = {}
+        self.keep_rebuilt = keep_rebuilt
+        self.idle_seconds = idle_seconds
+        self._loading: dict[str, asyncio.Future[None]] = {}  # replays under way (``open``)
         self._versions: dict[str, str] = {}
         self.demo_ids = store.demo_table_ids()  # tables `tankref demo` made (listed as such)
         self.load()
@@ -223,29 +308,97 @@ class Referee:
             self._versions[ruleset] = engine_version(ruleset)
         return self._versions[ruleset]
 
-    # --- start-up: every table rebuilt from its log ----------------------------------------
+    # --- start-up: every table's row; its log when it is first used -------------------------
     def load(self) -> None:
-        for table_id in self.store.table_ids():
+        """Read and check every table's row (cheap: no log is read). A row that does not
+        load sets its table aside; a log that does not is found on the table's first use."""
+        try:  # every row in one read; one that does not read: each on its own, below
+            rows: dict[str, TableRow | None] = {r.id: r for r in self.store.tables()}
+        except Exception:
+            rows = dict.fromkeys(self.store.table_ids())
+        for table_id, read in rows.items():
             try:
-                row = self.store.table(table_id)
+                row = read or self.store.table(table_id)
                 assert row is not None  # listed a moment ago, and rows are never deleted
-                events = self.store.events(table_id)
-                head, broken = _check_log(row, events)
-                host = rebuild(row, events)
-                host.head = head
-                if broken is not None and not host.damaged:
-                    # After the replay: the engine's reason for an edited event is plainer.
-                    host.damaged = broken
-                    log.error("table %s: %s", table_id, broken)
-                host.quiet = self.store.quiet_requests(table_id)
-                host.seat_tokens = self.store.seat_tokens(table_id)
+                _check_row(row)
             except Exception as exc:  # one table that cannot be read must not stop the rest
-                self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
-                log.error("table %s set aside, it does not load: %s", table_id, exc)
+                self._set_aside(table_id, exc)
                 continue
-            self.tables[host.id] = host
-        if self.tables:
-            log.info("rebuilt %d table(s) from the event log", len(self.tables))
+            self.rows[table_id] = row
+        if self.rows:
+            log.info("%d table(s) in the event log, each rebuilt on first use", len(self.rows))
+
+    def _set_aside(self, table_id: str, exc: Exception) -> None:
+        self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
+        log.error("table %s set aside, it does not load: %s", table_id, exc)
+
+    def _rebuilt(self, row: TableRow, replayed: TableHost | None = None) -> TableHost:
+        """The table made again from its whole log (``replayed``: done already, elsewhere),
+        with the requests and seats kept beside the log."""
+        host = replayed or _replayed(row, self.store.events(row.id))
+        host.quiet = self.store.quiet_requests(row.id)
+        host.seat_tokens = self.store.seat_tokens(row.id)
+        return host
+
+    async def open(self, table_id: str) -> TableHost:
+        """``host`` for a request: a table not in memory is replayed in a worker thread, on
+        a connection of its own, so the other tables are served meanwhile (a long log takes
+        a while); requests for it that come meanwhile wait for the same replay."""
+        row = self.rows.get(table_id)
+        if row is not None and table_id not in self.tables:
+            loading = self._loading.get(table_id)
+            if loading is None:
+                loading = asyncio.ensure_future(self._load_aside(row))
+                self._loading[table_id] = loading
+            with contextlib.suppress(Exception):  # ``host`` says what went wrong
+                await asyncio.shield(loading)  # one impatient client does not stop it
+        return self.host(table_id)
+
+    async def find_open(self, table_id: str) -> TableHost | None:
+        """``open``, or None: no such table, or set aside."""
+        try:
+            return await self.open(table_id)
+        except ApiError:
+            return None
+
+    async def _load_aside(self, row: TableRow) -> None:
+        path = self.store.path
+        try:
+
+            def replay() -> TableHost:
+                _, events = read_log(path, row.id, upto=2**62)
+                return _replayed(row, events)
+
+            host = self._rebuilt(row, await asyncio.to_thread(replay))
+        except Exception as exc:  # its log does not load: set aside, as at start
+            if row.id in self.rows:
+                self._set_aside(row.id, exc)
+                del self.rows[row.id]
+                self._listed.pop(row.id, None)
+        else:
+            if row.id not in self.tables:
+                self._keep(host)
+        finally:
+            del self._loading[row.id]
+
+    def _keep(self, host: TableHost) -> None:
+        """``host`` is in memory now; the least recently used idle tables beyond
+        ``keep_rebuilt`` go (each keeps its place in the list from what it last showed)."""
+        self.tables[host.id] = host
+        self._listed.pop(host.id, None)
+        excess = len(self.tables) - self.keep_rebuilt
+        if excess <= 0:
+            return
+        now = time.monotonic()
+        for table_id, kept in list(self.tables.items()):
+            if excess <= 0:
+                break
+            busy = kept.watchers or kept.lock.locked() or kept is host
+            if busy or now - kept.used < self.idle_seconds:
+                continue
+            del self.tables[table_id]
+            self._listed[table_id] = (kept.seq, kept.summary())
+            excess -= 1
 
     @staticmethod
     def _host_from_row(row: TableRow, state: Any = None) -> TableHost:
@@ -331,7 +484,8 @@ class Referee:
             self.demo_ids.add(row.id)
         host = self._host_from_row(row, state)
         host.seat_tokens = {p: _sha256(t) for p, t in seat_tokens.items()}
-        self.tables[host.id] = host
+        self.rows[host.id] = row
+        self._keep(host)
         log.info("table %s created (%s)", host.id, rules.title)
         return TableCreated(
             table_id=host.id,
@@ -343,7 +497,20 @@ class Referee:
         )
 
     def host(self, table_id: str) -> TableHost:
+        """The table, rebuilt from its log if it is not in memory (its first use since
+        start-up, or dropped while idle)."""
         host = self.tables.get(table_id)
+        if host is None:
+            row = self.rows.get(table_id)
+            if row is not None:
+                try:
+                    host = self._rebuilt(row)
+                except Exception as exc:  # its log does not load: set aside, as at start
+                    self._set_aside(table_id, exc)
+                    del self.rows[table_id]
+                    self._listed.pop(table_id, None)
+                else:
+                    self._keep(host)
         if host is None and table_id in self.quarantined:
             raise ApiError(
                 409,
@@ -356,7 +523,23 @@ class Referee:
             raise ApiError(
                 404, "UNKNOWN_TABLE", f"table_id: no table {table_id!r}", field="table_id"
             )
+        self.tables.move_to_end(table_id)
+        host.used = time.monotonic()
         return host
+
+    def find(self, table_id: str) -> TableHost | None:
+        """The table (rebuilt if need be), or None: no such table, or set aside."""
+        try:
+            return self.host(table_id)
+        except ApiError:
+            return None
+
+    def hosts(self) -> Iterator[TableHost]:
+        """Every table that loads, oldest first, each rebuilt if need be (all tables' luck)."""
+        for table_id in list(self.rows):
+            host = self.find(table_id)
+            if host is not None:
+                yield host
 
     def authorize(
         self, host: TableHost, authorization: str | None, *, seats: bool = False
@@ -388,18 +571,46 @@ class Referee:
         raise ApiError(403, "TOKEN_WRONG", "that is not this table's token")
 
     def list_tables(self) -> list[TableListItem]:
-        return [
-            TableListItem(
-                table_id=h.id,
-                ruleset=h.rules.name,
-                ruleset_title=h.rules.title,
-                created_at=h.created_at,
-                seq=h.seq,
-                table=h.summary(),
-                demo=h.id in self.demo_ids,
+        """Every table, oldest first; none is replayed for it."""
+        items = []
+        for table_id, row in list(self.rows.items()):
+            host = self.tables.get(table_id)
+            listed = (host.seq, host.summary()) if host is not None else self._last_shown(row)
+            if listed is None:
+                continue  # its log does not load: set aside
+            rules = get_ruleset(row.ruleset)
+            items.append(
+                TableListItem(
+                    table_id=table_id,
+                    ruleset=rules.name,
+                    ruleset_title=rules.title,
+                    created_at=row.created_at,
+                    seq=listed[0],
+                    table=listed[1],
+                    demo=table_id in self.demo_ids,
+                )
             )
-            for h in self.tables.values()
-        ]
+        return items
+
+    def _last_shown(self, row: TableRow) -> tuple[int, TableSummary] | None:
+        """(seq, summary) of a table not in memory: as its last log entry showed it (every
+        entry carries the table's summary after it), or as created when it has none. Kept
+        until the table is next rebuilt (it cannot change before). None: set aside."""
+        listed = self._listed.get(row.id)
+        if listed is None:
+            last = self.store.last_entry(row.id)
+            try:
+                if last is None:
+                    rules = get_ruleset(row.ruleset)
+                    listed = (0, rules.summary(first_state(rules, row.setup, row.dice)))
+                else:
+                    summary = json.loads(last[1])["table"]
+                    listed = (last[0], TableSummary.model_validate(summary))
+            except (ValueError, KeyError, TypeError):  # an entry that does not say: ask the log
+                host = self.find(row.id)
+                return None if host is None else (host.seq, host.summary())
+            self._listed[row.id] = listed
+        return listed
 
     async def delete_table(self, host: TableHost) -> TableDeleted:
         """The table gone for good, its log too (its owner asked, with its token), after
@@ -414,6 +625,8 @@ class Referee:
                 ) from None
             host.deleted = True
         self.tables.pop(host.id, None)
+        self.rows.pop(host.id, None)
+        self._listed.pop(host.id, None)
         self.demo_ids.discard(host.id)
         host.closing = True
         host.notify()
@@ -624,7 +837,11 @@ class Referee:
 
     # --- reads -----------------------------------------------------------------------------
     def entries_json(self, host: TableHost, after: int, limit: int) -> list[str]:
-        return self.store.entries(host.id, after, limit)
+        """Log entries (JSON text) after ``after``; the newest read once a seq for all who ask
+        (``LogPages``)."""
+        return host.pages.read(
+            host.seq, after, limit, lambda: self.store.entries(host.id, after, limit)
+        )
 
 
 def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:
@@ -653,6 +870,27 @@ def _still_there(host: TableHost) -> None:
         raise ApiError(
             404, "UNKNOWN_TABLE", f"table_id: table {host.id!r} was deleted", field="table_id"
         )
+
+
+def _replayed(row: TableRow, events: list[EventRow]) -> TableHost:
+    """``rebuild`` with the log's entries and hash chain checked: the table's head, and the
+    table marked damaged where the chain breaks. Pure: a worker thread may run it."""
+    head, broken = _check_log(row, events)
+    host = rebuild(row, events)
+    host.head = head
+    if broken is not None and not host.damaged:
+        # After the replay: the engine's reason for an edited event is plainer.
+        host.damaged = broken
+        log.error("table %s: %s", row.id, broken)
+    return host
+
+
+def _check_row(row: TableRow) -> None:
+    """What start-up checks of a table without reading its log: a ruleset this referee
+    knows, a setup it accepts, dice that read (its log and hash chain: on first use)."""
+    rules = get_ruleset(row.ruleset)
+    rules.setup_model.model_validate(row.setup)
+    DiceState.model_validate(row.dice)
 
 
 def _reused(request_id: str) -> ApiError:

@@ -319,6 +319,15 @@ class EventStore:
         ).fetchone()
         return str(row[0])
 
+    def last_entry(self, table_id: str) -> tuple[int, str] | None:
+        """The table's last event's (seq, entry), or None: one index step, whatever the
+        log's length (the table list reads it instead of replaying the log)."""
+        row = self.db.execute(
+            "SELECT seq, entry FROM events WHERE table_id = ? ORDER BY seq DESC LIMIT 1",
+            (table_id,),
+        ).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
     def _transaction(self) -> _Transaction:
         return _Transaction(self.db)
 

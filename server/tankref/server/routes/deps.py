@@ -44,7 +44,7 @@ class Access:
 
 async def table(table_id: TableId, connection: HTTPConnection) -> TableHost:
     ref: Referee = connection.app.state.referee
-    return ref.host(table_id)
+    return await ref.open(table_id)
 
 
 TableDep = Annotated[TableHost, Depends(table)]
@@ -58,7 +58,7 @@ async def write_access(
     ] = None,
 ) -> Access:
     ref: Referee = connection.app.state.referee
-    host = ref.host(table_id)
+    host = await ref.open(table_id)
     ref.authorize(host, authorization)
     return Access(ref, host)
 
@@ -75,7 +75,7 @@ async def seat_access(
 ) -> Access:
     """A write a player may make with their own seat token (a void, their seed)."""
     ref: Referee = connection.app.state.referee
-    host = ref.host(table_id)
+    host = await ref.open(table_id)
     return Access(ref, host, ref.authorize(host, authorization, seats=True))
 
 

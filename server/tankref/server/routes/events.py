@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, WebSocket, WebSocketDisconnect
 
-from tankref.server.referee import TableHost
+from tankref.server.referee import Referee, TableHost
 from tankref.server.routes.deps import RefereeDep, TableDep, TableId
 from tankref.server.schemas import LogPage
 from tankref.server.settings import Settings
@@ -16,7 +16,19 @@ from tankref.server.settings import Settings
 After = Annotated[int, Query(ge=0, le=2**53, description="Entries after this sequence number.")]
 
 
-def _page(entries: list[str], host: TableHost, limit: int, after: int) -> Response:
+def _page(ref: Referee, host: TableHost, limit: int, after: int) -> Response:
+    """A log page; of the log's tail, built and encoded once a seq for every reader who asks
+    the same (``LogPages``)."""
+    body = host.pages.page(
+        host.seq,
+        after,
+        limit,
+        lambda: _page_body(ref.entries_json(host, after, limit), host, limit, after),
+    )
+    return Response(body, media_type="application/json")
+
+
+def _page_body(entries: list[str], host: TableHost, limit: int, after: int) -> bytes:
     # Entries are stored as the JSON they are served as: join them, no re-encoding.
     next_after = None
     if entries and len(entries) == limit:
@@ -34,7 +46,7 @@ def _page(entries: list[str], host: TableHost, limit: int, after: int) -> Respon
         + json.dumps(taken_back, sort_keys=True)
         + "}"
     )
-    return Response(body, media_type="application/json")
+    return body.encode()
 
 
 def routes(settings: Settings) -> APIRouter:
@@ -54,8 +66,7 @@ def routes(settings: Settings) -> APIRouter:
         host: TableDep, ref: RefereeDep, after: After = 0, limit: int = limit_query()
     ) -> Response:
         """Every accepted action with its full result, oldest first, ``limit`` at a time."""
-        entries = ref.entries_json(host, after, limit)
-        return _page(entries, host, limit, after)
+        return _page(ref, host, limit, after)
 
     @router.get("/events", response_model=LogPage)
     async def wait_for_events(
@@ -73,7 +84,7 @@ def routes(settings: Settings) -> APIRouter:
         """Long-poll: entries after ``after``; if there are none yet, wait up to ``wait``
         seconds for the next one (an empty list when the time runs out: ask again)."""
         await host.wait_after(after, wait)
-        return _page(ref.entries_json(host, after, limit), host, limit, after)
+        return _page(ref, host, limit, after)
 
     router.add_api_websocket_route("/stream", stream)
     return router
@@ -83,7 +94,7 @@ async def stream(
     websocket: WebSocket, table_id: TableId, ref: RefereeDep, after: After = 0
 ) -> None:
     """Every entry after ``after``, then each new one as it is logged (one JSON text each)."""
-    host = ref.tables.get(table_id)
+    host = await ref.find_open(table_id)
     await websocket.accept()
     if host is None:
         await websocket.close(code=4404, reason=f"no table {table_id!r}")
@@ -99,22 +110,23 @@ async def stream(
             gone.set()
 
     watcher = asyncio.create_task(watch())
+    closed = asyncio.create_task(gone.wait())  # one for the stream's life, not one a wait
     seen = max(0, after)
     try:
-        while not gone.is_set() and not host.closing:
-            for text in ref.entries_json(host, seen, 200):
-                await websocket.send_text(text)
-                seen += 1
-            if seen < host.seq:
-                continue
-            news = asyncio.create_task(host.wait_after(seen, 20))
-            closed = asyncio.create_task(gone.wait())
-            _, pending = await asyncio.wait({news, closed}, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
+        with host.watched():  # the table stays in memory while its stream is open
+            while not gone.is_set() and not host.closing:
+                for text in ref.entries_json(host, seen, 200):
+                    await websocket.send_text(text)
+                    seen += 1
+                if seen < host.seq:
+                    continue
+                news = asyncio.create_task(host.wait_after(seen, 20))
+                await asyncio.wait({news, closed}, return_when=asyncio.FIRST_COMPLETED)
+                news.cancel()
         if host.closing:
             await websocket.close(code=1001, reason="the referee is stopping")
     except (WebSocketDisconnect, OSError, RuntimeError):
         pass  # the page went away mid-send
     finally:
         watcher.cancel()
+        closed.cancel()

@@ -38,7 +38,7 @@ async def health(ref: RefereeDep, connection: HTTPConnection) -> Health:
         status="ok",
         version=__version__,
         rulesets=ruleset_names(),
-        tables=len(ref.tables),
+        tables=len(ref.rows),
         database=str(ref.store.path) if from_this_computer(connection) else None,
         quarantined=[
             QuarantinedTable(table_id=table_id, reason=reason)

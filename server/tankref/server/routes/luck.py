@@ -33,5 +33,9 @@ async def all_luck(ref: RefereeDep, connection: HTTPConnection) -> AllLuck:
     """Every table's lines, and each player id over all tables (ids repeat across tables:
     they are merged)."""
     desk = _desk(connection)
-    tables = [await desk.count(ref, host) for host in list(ref.tables.values())]
+    tables = []
+    for table_id in list(ref.rows):  # each table rebuilt off the event loop if need be
+        host = await ref.find_open(table_id)
+        if host is not None:
+            tables.append(await desk.count(ref, host))
     return desk.book.aggregate(tables)
