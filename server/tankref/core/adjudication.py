@@ -202,11 +202,19 @@ class Context(Generic[S, U]):
             return TankChange(tank_id=unit_id, name=name, changes={"removed": [False, True]})
         after = after_map[unit_id]
         diff: dict[str, list[Any]] = {}
-        for field in self.tracked_for(after):
-            new = getattr(after, field)
-            old = getattr(before, field) if before is not None else None
-            if old != new:
-                diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
+        if before is not after:  # a unit only touched (never copied) has no field changes
+            # Tracked names are model fields (their values sit in the instance dict); a name
+            # that is not one (a property) is read the long way.
+            new_values = after.__dict__
+            old_values = before.__dict__ if before is not None else {}
+            for field in self.tracked_for(after):
+                new = new_values[field] if field in new_values else getattr(after, field)
+                if before is None:
+                    old = None
+                else:
+                    old = old_values[field] if field in old_values else getattr(before, field)
+                if old != new:
+                    diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
         diff.update(self.extra_changes(before, after))
         label = self.label(after)
         last = next((line for line in reversed(self.result.summary) if label in line), None)
