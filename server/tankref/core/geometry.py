@@ -315,6 +315,7 @@ class SegmentIndex:
     def __init__(self, boxes: list[Box]) -> None:
         self.count = len(boxes)
         self.cells: dict[tuple[int, int], list[int]] = {}
+        self.rows: dict[int, tuple[int, int]] = {}  # column -> the rows with boxes filed
         self.always: list[int] = []
         cell = self.CELL
         for i, (x0, z0, x1, z1) in enumerate(boxes):
@@ -324,6 +325,8 @@ class SegmentIndex:
                 self.always.append(i)
                 continue
             for c in range(c0, c1 + 1):
+                low, high = self.rows.get(c, (r0, r1))
+                self.rows[c] = (min(low, r0), max(high, r1))
                 for r in range(r0, r1 + 1):
                     self.cells.setdefault((c, r), []).append(i)
 
@@ -340,8 +343,11 @@ class SegmentIndex:
         dx, dz = bx - ax, bz - az
         found: set[int] = set(self.always)
         budget = 2 * self.count + 2  # cells worth walking before looking at all is cheaper
-        cells = self.cells
+        cells, rows = self.cells, self.rows
         for c in range(c0, c1 + 1):
+            filed_rows = rows.get(c)
+            if filed_rows is None:  # nothing filed in this column
+                continue
             # The part of the segment over this column (a column's width, widened by m).
             if dx == 0.0:
                 z_lo, z_hi = (az, bz) if az <= bz else (bz, az)
@@ -351,8 +357,9 @@ class SegmentIndex:
                 za = az + (xa - ax) * dz / dx
                 zb = az + (xb - ax) * dz / dx
                 z_lo, z_hi = (za, zb) if za <= zb else (zb, za)
-            r0, r1 = math.floor((z_lo - m) / cell), math.floor((z_hi + m) / cell)
-            budget -= r1 - r0 + 1
+            r0 = max(math.floor((z_lo - m) / cell), filed_rows[0])
+            r1 = min(math.floor((z_hi + m) / cell), filed_rows[1])
+            budget -= max(0, r1 - r0 + 1)
             if budget < 0:
                 return list(range(self.count))
             for r in range(r0, r1 + 1):

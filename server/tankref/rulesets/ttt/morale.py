@@ -131,6 +131,18 @@ def _fewer_movers(ctx: Context) -> set[str]:
     return {player for player, change in net.items() if change < 0}
 
 
+def _two_can_move(state: TableState, player: str) -> bool:
+    """Whether ``player`` still has two tanks that can move (then every one of its tanks has a
+    mobile friend). Stops at the second one found, so a big side costs what a small one does."""
+    found = 0
+    for tank in state.tanks.values():
+        if tank.player == player and tank.can_move:
+            found += 1
+            if found == 2:
+                return True
+    return False
+
+
 def _no_friend_left_to_move(
     ctx: Context, fewer: set[str], movers_before: Counter[str], movers: Counter[str]
 ) -> None:
@@ -156,7 +168,9 @@ def resolve_morale(ctx: Context) -> None:
     while True:
         # A tank's mobile friends can only have dropped to none if its side's count of tanks
         # that can move dropped (no action makes a tank mobile again).
-        fewer = _fewer_movers(ctx)
+        # A side with two tanks still able to move leaves no tank of it without a mobile
+        # friend: only a side down to its last mover needs the sweep over its tanks.
+        fewer = {p for p in _fewer_movers(ctx) if not _two_can_move(ctx.state, p)}
         if fewer:
             if movers_before is None:
                 movers_before = _movers(ctx.before)
