@@ -35,6 +35,7 @@ PASS when, at 50 v 50, the Engage and the per-enemy ``options`` cost at most ``L
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -197,11 +198,13 @@ def main(argv: list[str] | None = None) -> int:
         elif shot != outcome:  # the same shot at every size, or the comparison means nothing
             print(f"FAIL: the shot differs at {n} v {n}: {shot} against {outcome}")
             return 1
-        engage = median_us(lambda: adjudicate(state, SHOT, supplied), args.runs)
+        engage = median_us(functools.partial(adjudicate, state, SHOT, supplied), args.runs)
         menu = options_for(state, "R1", odds=False)
         targets = next(o for o in menu if o.kind == "engage").detail or {}
         enemies = len(targets.get("targets", []))
-        opts = median_us(lambda: options_for(state, "R1", odds=False), max(50, args.runs // n))
+        opts = median_us(
+            functools.partial(options_for, state, "R1", odds=False), max(50, args.runs // n)
+        )
         rows.append((n, len(state.terrain), len(state.smoke), engage, opts, enemies))
 
     print(f"dice seed {seed!r}; the shot: {outcome} (side, white, red, PEN) at every size")
