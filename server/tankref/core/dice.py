@@ -111,17 +111,24 @@ def _keyed(seed: str, player_seeds: tuple[str, ...]) -> tuple[Any, Any]:
     return inner, outer
 
 
+_FIRST_ATTEMPT = (0).to_bytes(4, "big")
+
+
 def draw_number(seed: str, player_seeds: Sequence[str], counter: int, sides: int) -> int:
     """A uniform number in 1..sides for this counter: HMAC-SHA256 over the player seeds
     (each length-prefixed), the counter and an attempt number, rejection sampled."""
     if sides < 1:
         raise ValueError("sides must be positive")
-    inner_keyed, outer_keyed = _keyed(seed, tuple(player_seeds))
+    seeds = player_seeds if type(player_seeds) is tuple else tuple(player_seeds)
+    inner_keyed, outer_keyed = _keyed(seed, seeds)
     limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
     attempt = 0
     while True:
         inner = inner_keyed.copy()
-        inner.update(counter.to_bytes(8, "big") + attempt.to_bytes(4, "big"))
+        inner.update(
+            counter.to_bytes(8, "big")
+            + (_FIRST_ATTEMPT if attempt == 0 else attempt.to_bytes(4, "big"))
+        )
         outer = outer_keyed.copy()
         outer.update(inner.digest())
         digest = outer.digest()
