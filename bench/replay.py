@@ -9,7 +9,7 @@ events are read from SQLite once, outside the timing. Baseline, timed the same w
 run: a JSON round-trip of the same log entries (``json.loads`` of every stored entry), a floor
 for "touching every event at all".
 
-    python bench/replay.py --runs 15 [--strict]
+    python bench/replay.py --runs 15 [--strict] [--profile]
 
 Targets (issue 18): at most 60 ms, and at most 1.5x the baseline; ``--strict`` exits 1 when
 either is missed.
@@ -18,8 +18,10 @@ either is missed.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import json
+import pstats
 import statistics
 import sys
 import tempfile
@@ -52,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=15, help="timed replays (default 15)")
     parser.add_argument("--seed", type=int, default=1, help="game seed (default 1)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument(
+        "--profile", action="store_true", help="also print a cProfile of one rebuild"
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as folder:
@@ -95,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{'PASS' if ok_ratio else 'FAIL'}: {replay / base:.2f}x the baseline against the "
         f"target of at most {TARGET_RATIO:.1f}x"
     )
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        rebuild(row, events)
+        profiler.disable()
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(25)
     return 1 if args.strict and not (ok_ms and ok_ratio) else 0
 
 
