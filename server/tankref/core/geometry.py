@@ -12,6 +12,7 @@ when card or scenario data is loaded.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -314,8 +315,7 @@ class SegmentIndex:
 
     def __init__(self, boxes: list[Box]) -> None:
         self.count = len(boxes)
-        self.cells: dict[tuple[int, int], list[int]] = {}
-        self.rows: dict[int, tuple[int, int]] = {}  # column -> the rows with boxes filed
+        cells: dict[tuple[int, int], list[int]] = {}
         self.always: list[int] = []
         cell = self.CELL
         for i, (x0, z0, x1, z1) in enumerate(boxes):
@@ -325,10 +325,16 @@ class SegmentIndex:
                 self.always.append(i)
                 continue
             for c in range(c0, c1 + 1):
-                low, high = self.rows.get(c, (r0, r1))
-                self.rows[c] = (min(low, r0), max(high, r1))
                 for r in range(r0, r1 + 1):
-                    self.cells.setdefault((c, r), []).append(i)
+                    cells.setdefault((c, r), []).append(i)
+        # column -> the rows of its cells that hold boxes (ascending) and those cells' boxes:
+        # a line walks the columns it crosses and finds the filed cells within its rows there
+        # by bisection, never visiting an empty cell.
+        self.columns: dict[int, tuple[list[int], list[list[int]]]] = {}
+        for (c, r), filed in sorted(cells.items()):
+            rows, held = self.columns.setdefault(c, ([], []))
+            rows.append(r)
+            held.append(filed)
 
     def near(self, a: Point, b: Point) -> list[int]:
         """The indices (ascending) of every box the segment ``a``-``b`` meets, and maybe a
@@ -341,31 +347,31 @@ class SegmentIndex:
         if c1 - c0 + 1 > self.count:  # a long line across a sparse index: look at all
             return list(range(self.count))
         dx, dz = bx - ax, bz - az
+        slope = dz / dx if dx != 0.0 else 0.0
         found: set[int] = set(self.always)
-        budget = 2 * self.count + 2  # cells worth walking before looking at all is cheaper
-        cells, rows = self.cells, self.rows
+        budget = 2 * self.count + 2  # columns and cells worth a look before all is cheaper
+        columns = self.columns
         for c in range(c0, c1 + 1):
-            filed_rows = rows.get(c)
-            if filed_rows is None:  # nothing filed in this column
+            column = columns.get(c)
+            if column is None:  # nothing filed in this column
                 continue
             # The part of the segment over this column (a column's width, widened by m).
             if dx == 0.0:
                 z_lo, z_hi = (az, bz) if az <= bz else (bz, az)
             else:
-                xa = max(x_lo, c * cell - m)
-                xb = min(x_hi, (c + 1) * cell + m)
-                za = az + (xa - ax) * dz / dx
-                zb = az + (xb - ax) * dz / dx
+                xa = x_lo if x_lo > c * cell - m else c * cell - m
+                xb = x_hi if x_hi < (c + 1) * cell + m else (c + 1) * cell + m
+                za = az + (xa - ax) * slope
+                zb = az + (xb - ax) * slope
                 z_lo, z_hi = (za, zb) if za <= zb else (zb, za)
-            r0 = max(math.floor((z_lo - m) / cell), filed_rows[0])
-            r1 = min(math.floor((z_hi + m) / cell), filed_rows[1])
-            budget -= max(0, r1 - r0 + 1)
+            rows, held = column
+            first = bisect_left(rows, math.floor((z_lo - m) / cell))
+            last = bisect_right(rows, math.floor((z_hi + m) / cell))
+            budget -= 1 + last - first
             if budget < 0:
                 return list(range(self.count))
-            for r in range(r0, r1 + 1):
-                filed = cells.get((c, r))
-                if filed:
-                    found.update(filed)
+            for k in range(first, last):
+                found.update(held[k])
         return sorted(found)
 
 
