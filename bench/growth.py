@@ -21,14 +21,17 @@ What a shot costs (the claim the PASS lines check):
   that is O(pieces on the line), not O(terrain);
 - the rules of one shot: O(1) (two tanks, their dice, one card, one morale check);
 - the bookkeeping per action: copying the state's map of tank references (one C-level dict
-  copy, O(tanks) at a few ns a tank), the morale sweep over the tanks the action touched
-  only, and the elimination check, which stops at the first tank still in play of each side
-  (O(tanks) at worst);
-- no step compares tanks with tanks: nothing is O(tanks^2). ``options`` is O(enemies x pieces
-  on each line).
+  copy, O(tanks) at a few ns a tank); the morale sweep over the tanks the action touched
+  only (a side that lost a mover is counted until two movers are found: the whole side
+  only when it is down to its last); the elimination check, which stops at the first tank
+  still in play of each side (O(tanks) at worst);
+- no step compares tanks with tanks: nothing is O(tanks^2). ``options`` is O(enemies x the
+  cost of each enemy's line).
 
-PASS when, at 50 v 50, the Engage and the per-enemy ``options`` cost at most ``LIMIT`` x their
-2 v 2 figure (the same pieces on the line); the baseline of each run is its 2 v 2 figure.
+PASS when, at 50 v 50, the Engage costs at most ``LIMIT`` x its 2 v 2 figure (the same shot,
+the same pieces on the line), and ``options`` per enemy at most ``LIMIT`` x the 2 v 2 figure
+(those lines are longer on the wider table: more cells crossed, the same kind of pieces).
+The baseline of each run is its own 2 v 2 figure.
 
     python bench/growth.py [--runs 2000] [--strict]
 """
