@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 import tomllib
 from collections import Counter
 from collections.abc import Sequence
@@ -179,6 +180,18 @@ def test_draw_number_is_hmac_sha256(players: tuple[str, ...]) -> None:
         for sides in (6, 7, 20):
             word = hmac_words("table-seed", players, counter, 0)[0]  # never rejected for these
             assert draw_number("table-seed", players, counter, sides) == word % sides + 1
+
+
+@pytest.mark.parametrize(
+    "seed",
+    ["", "k" * 63, "k" * 64, "k" * 65, "a" * 200, "dé-seed-ü", secrets.token_hex(32)],
+)
+def test_draw_number_is_hmac_sha256_for_any_key_length(seed: str) -> None:
+    """The draw is HMAC-SHA256 (stdlib ``hmac``, recomputed here) whatever the seed's length:
+    a key shorter than SHA-256's 64-byte block, exactly one block, and longer (hashed first)."""
+    for counter in range(40):
+        word = hmac_words(seed, ("p",), counter, 0)[0]
+        assert draw_number(seed, ("p",), counter, 6) == word % 6 + 1
 
 
 def test_rejection_sampling_skips_biased_words() -> None:

@@ -33,6 +33,14 @@ def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoRet
 V = TypeVar("V")
 
 
+def assign(unit: BaseModel, **values: Any) -> None:
+    """Set several fields of a unit the context copied for this action (``Context.edit``) at
+    once. The same as assigning them one by one (assignment is never validated; the engine
+    computed the values itself, of the fields' types) at a fraction of pydantic's cost per
+    assignment, which adds up where a phase resets every tank of a side."""
+    unit.__dict__.update(values)
+
+
 def find_unit(
     units: Mapping[str, V], unit_id: str, field: str = "tank_id", noun: str = "tank"
 ) -> V:
@@ -202,11 +210,19 @@ class Context(Generic[S, U]):
             return TankChange(tank_id=unit_id, name=name, changes={"removed": [False, True]})
         after = after_map[unit_id]
         diff: dict[str, list[Any]] = {}
-        for field in self.tracked_for(after):
-            new = getattr(after, field)
-            old = getattr(before, field) if before is not None else None
-            if old != new:
-                diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
+        if before is not after:  # a unit only touched (never copied) has no field changes
+            # Tracked names are model fields (their values sit in the instance dict); a name
+            # that is not one (a property) is read the long way.
+            new_values = after.__dict__
+            old_values = before.__dict__ if before is not None else {}
+            for field in self.tracked_for(after):
+                new = new_values[field] if field in new_values else getattr(after, field)
+                if before is None:
+                    old = None
+                else:
+                    old = old_values[field] if field in old_values else getattr(before, field)
+                if old != new:
+                    diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
         diff.update(self.extra_changes(before, after))
         label = self.label(after)
         last = next((line for line in reversed(self.result.summary) if label in line), None)

@@ -67,7 +67,10 @@ class Dispatch(Generic[C]):
 
     def guard(self, state: FlowState, action: BaseModel) -> None:
         """The status check of the action's kind, with the shared codes."""
-        step = self.step(action)
+        self._guard(state, self.step(action))
+
+    @staticmethod
+    def _guard(state: FlowState, step: Step[C]) -> None:
         if step.when == SETUP:
             require_setup(state, step.clause, step.what)
         elif step.when == PLAY:
@@ -76,5 +79,6 @@ class Dispatch(Generic[C]):
             require_not_over(state, step.clause)
 
     def __call__(self, ctx: C, state: FlowState, action: BaseModel) -> None:
-        self.guard(state, action)
-        self.step(action).run(ctx, action)
+        step = self.step(action)  # looked up once: guard, then handler
+        self._guard(state, step)
+        step.run(ctx, action)

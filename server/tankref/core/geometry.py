@@ -12,6 +12,7 @@ when card or scenario data is loaded.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -25,14 +26,17 @@ __all__ = [
     "MAX_RADIUS",
     "Arc",
     "ArcReading",
+    "Box",
     "Circle",
     "Edge",
     "Point",
     "Polygon",
+    "SegmentIndex",
     "Shape",
     "TableArea",
     "arc_of",
     "bearing",
+    "bounding_box",
     "bounding_radius",
     "contains",
     "distance",
@@ -278,6 +282,97 @@ def bounding_radius(shape: Circle | Polygon) -> float:
     cx, cz = shape_center(shape)
     # The farthest boundary point of a polygon is always a vertex.
     return max(_hypot(x - cx, z - cz) for x, z in shape.points)
+
+
+Box = tuple[float, float, float, float]  # x_min, z_min, x_max, z_max
+
+
+def bounding_box(shape: Circle | Polygon, grow: float = 0.0) -> Box:
+    """The axis-aligned box around ``shape``, widened by ``grow`` on every side."""
+    if isinstance(shape, Circle):
+        r = shape.radius + grow
+        return (shape.x - r, shape.z - r, shape.x + r, shape.z + r)
+    xs = [x for x, _ in shape.points]
+    zs = [z for _, z in shape.points]
+    return (min(xs) - grow, min(zs) - grow, max(xs) + grow, max(zs) + grow)
+
+
+class SegmentIndex:
+    """Which of a fixed list of boxes a segment can meet, without looking at them all.
+
+    Each box is filed under the square cells of a grid that it overlaps; a segment looks only
+    in the cells it passes through (widened by ``MARGIN``, far above float noise and far below
+    anything a player places), so a query costs O(cells crossed + boxes filed there), not
+    O(boxes). Boxes too big to file (more than ``MAX_CELLS`` cells) are looked at by every
+    query, and a query that would cross more cells than there are boxes looks at every box.
+    The answer is a superset of the boxes the segment meets, in their given order: callers
+    run their exact test on it, so an index changes what they cost, never what they find.
+    """
+
+    CELL = 6.0  # inches: a few tanks wide
+    MAX_CELLS = 64
+    MARGIN = 1e-3
+
+    def __init__(self, boxes: list[Box]) -> None:
+        self.count = len(boxes)
+        cells: dict[tuple[int, int], list[int]] = {}
+        self.always: list[int] = []
+        cell = self.CELL
+        for i, (x0, z0, x1, z1) in enumerate(boxes):
+            c0, c1 = math.floor(x0 / cell), math.floor(x1 / cell)
+            r0, r1 = math.floor(z0 / cell), math.floor(z1 / cell)
+            if (c1 - c0 + 1) * (r1 - r0 + 1) > self.MAX_CELLS:
+                self.always.append(i)
+                continue
+            for c in range(c0, c1 + 1):
+                for r in range(r0, r1 + 1):
+                    cells.setdefault((c, r), []).append(i)
+        # column -> the rows of its cells that hold boxes (ascending) and those cells' boxes:
+        # a line walks the columns it crosses and finds the filed cells within its rows there
+        # by bisection, never visiting an empty cell.
+        self.columns: dict[int, tuple[list[int], list[list[int]]]] = {}
+        for (c, r), filed in sorted(cells.items()):
+            rows, held = self.columns.setdefault(c, ([], []))
+            rows.append(r)
+            held.append(filed)
+
+    def near(self, a: Point, b: Point) -> list[int]:
+        """The indices (ascending) of every box the segment ``a``-``b`` meets, and maybe a
+        few it passes close to."""
+        cell, m = self.CELL, self.MARGIN
+        ax, az = a
+        bx, bz = b
+        x_lo, x_hi = (ax, bx) if ax <= bx else (bx, ax)
+        c0, c1 = math.floor((x_lo - m) / cell), math.floor((x_hi + m) / cell)
+        if c1 - c0 + 1 > self.count:  # a long line across a sparse index: look at all
+            return list(range(self.count))
+        dx, dz = bx - ax, bz - az
+        slope = dz / dx if dx != 0.0 else 0.0
+        found: set[int] = set(self.always)
+        budget = 2 * self.count + 2  # columns and cells worth a look before all is cheaper
+        columns = self.columns
+        for c in range(c0, c1 + 1):
+            column = columns.get(c)
+            if column is None:  # nothing filed in this column
+                continue
+            # The part of the segment over this column (a column's width, widened by m).
+            if dx == 0.0:
+                z_lo, z_hi = (az, bz) if az <= bz else (bz, az)
+            else:
+                xa = x_lo if x_lo > c * cell - m else c * cell - m
+                xb = x_hi if x_hi < (c + 1) * cell + m else (c + 1) * cell + m
+                za = az + (xa - ax) * slope
+                zb = az + (xb - ax) * slope
+                z_lo, z_hi = (za, zb) if za <= zb else (zb, za)
+            rows, held = column
+            first = bisect_left(rows, math.floor((z_lo - m) / cell))
+            last = bisect_right(rows, math.floor((z_hi + m) / cell))
+            budget -= 1 + last - first
+            if budget < 0:
+                return list(range(self.count))
+            for k in range(first, last):
+                found.update(held[k])
+        return sorted(found)
 
 
 # --- hit arcs -----------------------------------------------------------------------------

@@ -50,4 +50,5 @@ class Context(adjudication.Context[TableState, TankState]):
         return tank_label(unit)
 
     def view(self, unit: TankState, last_line: str | None) -> tuple[list[str], str]:
-        return markers(unit), tooltip(unit, last_line)
+        status = markers(unit)
+        return status, tooltip(unit, last_line, status)

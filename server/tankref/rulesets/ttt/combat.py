@@ -227,7 +227,7 @@ def choose_side(
     # The model is turned to a facing rounded as the state stores it, and the side is read
     # again from that stored facing, so the plan and the table agree to the last digit.
     facing = round(facing_to_present(best, target, shooter), 3)
-    final = side_hit(options, shooter, target.model_copy(update={"facing": facing}), False)
+    final = side_hit(options, shooter, target, False, facing)
     return SidePlan(
         shown,
         hull_down=False,

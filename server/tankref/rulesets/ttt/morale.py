@@ -110,21 +110,37 @@ def _movers(state: TableState) -> Counter[str]:
     return Counter(t.player for t in state.tanks.values() if t.can_move)
 
 
-def _fewer_movers(before: TableState, state: TableState) -> set[str]:
+def _fewer_movers(ctx: Context) -> set[str]:
     """The players with fewer tanks that can move than before the action. Only tanks the
-    action touched can differ (an untouched tank is the very same object), so this looks at
-    those alone: most actions touch one or two tanks, and this runs after every action."""
+    action touched can differ (every change goes through the context, and an untouched tank
+    is the very same object), so this looks at those alone: most actions touch one or two
+    tanks, and this runs after every action, whatever the size of the table."""
+    before, now = ctx.before.tanks, ctx.state.tanks
     net: dict[str, int] = {}
-    for tank_id, tank in state.tanks.items():
-        old = before.tanks.get(tank_id)
-        if old is tank:
+    for tank_id in ctx.edited:
+        old = before.get(tank_id)
+        tank = now.get(tank_id)
+        if tank is old:
+            continue
+        if tank is None:  # taken off the table by the action
+            assert old is not None
+            net[old.player] = net.get(old.player, 0) - int(old.can_move)
             continue
         gained = int(tank.can_move) - (0 if old is None else int(old.can_move))
         net[tank.player] = net.get(tank.player, 0) + gained
-    for tank_id, old in before.tanks.items():
-        if tank_id not in state.tanks:
-            net[old.player] = net.get(old.player, 0) - int(old.can_move)
     return {player for player, change in net.items() if change < 0}
+
+
+def _two_can_move(state: TableState, player: str) -> bool:
+    """Whether ``player`` still has two tanks that can move (then every one of its tanks has a
+    mobile friend). Stops at the second one found, so a big side costs what a small one does."""
+    found = 0
+    for tank in state.tanks.values():
+        if tank.player == player and tank.can_move:
+            found += 1
+            if found == 2:
+                return True
+    return False
 
 
 def _no_friend_left_to_move(
@@ -152,7 +168,9 @@ def resolve_morale(ctx: Context) -> None:
     while True:
         # A tank's mobile friends can only have dropped to none if its side's count of tanks
         # that can move dropped (no action makes a tank mobile again).
-        fewer = _fewer_movers(ctx.before, ctx.state)
+        # A side with two tanks still able to move leaves no tank of it without a mobile
+        # friend: only a side down to its last mover needs the sweep over its tanks.
+        fewer = {p for p in _fewer_movers(ctx) if not _two_can_move(ctx.state, p)}
         if fewer:
             if movers_before is None:
                 movers_before = _movers(ctx.before)

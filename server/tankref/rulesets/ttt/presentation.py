@@ -47,8 +47,9 @@ def markers(tank: TankState) -> list[str]:
     return out
 
 
-def tooltip(tank: TankState, last: str | None = None) -> str:
-    """Short text for a TTS description: card line, crew, status, last result."""
+def tooltip(tank: TankState, last: str | None = None, status: list[str] | None = None) -> str:
+    """Short text for a TTS description: card line, crew, status, last result (``status``:
+    the tank's ``markers`` when the caller has them already)."""
     card = tank.card
     a = card.armour
     lines = [
@@ -57,7 +58,8 @@ def tooltip(tank: TankState, last: str | None = None) -> str:
         f"Crew: {tank.crew.capitalize()}"
         + ("" if tank.morale == "ok" else f", {tank.morale.capitalize()}"),
     ]
-    status = markers(tank)
+    if status is None:
+        status = markers(tank)
     if status:
         lines.append("Status: " + ", ".join(status))
     if last:

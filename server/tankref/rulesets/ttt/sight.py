@@ -15,11 +15,16 @@ Rulings where the text leaves room are stated once here and reported with every 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from tankref.core.geometry import (
+    Box,
     Point,
+    SegmentIndex,
     arc_of,
+    bounding_box,
     contains,
     distance,
     relative_bearing,
@@ -27,7 +32,7 @@ from tankref.core.geometry import (
     segment_point_distance,
 )
 from tankref.rulesets.ttt.cards import Side
-from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TankState
+from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TankState, TerrainPiece
 
 SMOKE_INNER = 6.0  # TTT-SM3
 SMOKE_OUTER = 12.0
@@ -55,6 +60,48 @@ class LineOfFire:
     hull_down_why: str = ""
 
 
+# Where a table has this many pieces (or screens) or more, a line of fire looks only at those
+# near it (``SegmentIndex``): its cost follows the pieces on the line, not the table's size.
+INDEXED = 8
+_INDEX_CACHE = 256
+
+T = TypeVar("T")
+# id of a table's terrain dict (or smoke tuple) -> (it, its items, their index). A state
+# never changes its terrain dict in place (setup copies it; copies of a state share it) and
+# smoke is a tuple, so the object itself names its contents while the cache holds it.
+_indexes: dict[int, tuple[object, Sequence[object], SegmentIndex]] = {}
+
+
+def _near(
+    container: Collection[object],
+    items: Callable[[], Sequence[T]],
+    box: Callable[[T], Box],
+    a: Point,
+    b: Point,
+) -> Sequence[T]:
+    """The items whose box the segment a-b may meet, in their order (all of them when few)."""
+    if len(container) < INDEXED:
+        return items()
+    cached: tuple[object, Sequence[object], SegmentIndex] | None = _indexes.get(id(container))
+    if cached is None or cached[0] is not container:
+        listed = items()
+        cached = (container, listed, SegmentIndex([box(item) for item in listed]))
+        if len(_indexes) >= _INDEX_CACHE:
+            _indexes.pop(next(iter(_indexes)), None)  # the oldest
+        _indexes[id(container)] = cached
+    listed = cast("Sequence[T]", cached[1])
+    return [listed[i] for i in cached[2].near(a, b)]
+
+
+def _terrain_box(piece: TerrainPiece) -> Box:
+    return bounding_box(piece.shape)
+
+
+def _smoke_box(screen: SmokeScreen) -> Box:
+    reach = SMOKE_OUTER  # no screen reaches a line farther off (TTT-SM3)
+    return (screen.x - reach, screen.z - reach, screen.x + reach, screen.z + reach)
+
+
 def smoke_strength_at(screen: SmokeScreen, dist: float) -> int:
     """TTT-SM3: -2 within 6", -1 from 6" to 12" for a -2 screen; -1 within 6" for a -1."""
     if dist <= SMOKE_INNER:
@@ -68,7 +115,7 @@ def smoke_on_line(
     screens: tuple[SmokeScreen, ...], a: Point, b: Point, stacking: str
 ) -> tuple[int, list[tuple[int, int]]]:
     found: list[tuple[int, int]] = []
-    for screen in screens:
+    for screen in _near(screens, lambda: screens, _smoke_box, a, b):
         if screen.strength <= 0:
             continue
         s = smoke_strength_at(screen, segment_point_distance(a, b, (screen.x, screen.z)))
@@ -83,7 +130,8 @@ def smoke_on_line(
 def read_line(state: TableState, shooter: TankState, target: TankState) -> LineOfFire:
     a, b = shooter.pos, target.pos
     line = LineOfFire(a, b, distance(a, b))
-    for piece in state.terrain.values():
+    terrain = state.terrain
+    for piece in _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b):
         shape = piece.shape
         if not segment_enters(shape, a, b):
             continue
@@ -126,10 +174,15 @@ class SideReading:
 
 
 def side_hit(
-    options: Options, shooter: TankState, target: TankState, hull_down: bool
+    options: Options,
+    shooter: TankState,
+    target: TankState,
+    hull_down: bool,
+    facing: float | None = None,
 ) -> SideReading:
-    """TTT-E2: the side the shot strikes, by the shooter's bearing from the target's facing."""
-    rel = relative_bearing(target.facing, target.pos, shooter.pos)
+    """TTT-E2: the side the shot strikes, by the shooter's bearing from the target's facing
+    (``facing``: as if the target faced that way instead, for a turn not yet made)."""
+    rel = relative_bearing(target.facing if facing is None else facing, target.pos, shooter.pos)
     if hull_down:
         return SideReading("turret", rel)
     reading = arc_of(rel, options.front_arc, options.rear_arc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from tankref.core import flow
-from tankref.core.adjudication import refuse
+from tankref.core.adjudication import assign, refuse
 from tankref.core.geometry import distance
 from tankref.rulesets.ttt.actions import EndPhase, StartGame
 from tankref.rulesets.ttt.adjudication import Context
@@ -96,12 +96,23 @@ def begin_phase(ctx: Context) -> None:
         if tank.player != player or not tank.in_play:
             continue
         t = ctx.edit(tank.id)
-        t.start_x, t.start_z, t.start_facing = t.x, t.z, t.facing
-        t.moved = "none"
-        t.facing_changed = t.best_armour_turned = t.engaged = t.waiting = False
-        t.recover_tried = t.smoked = t.smoke_popped = t.reroll_used = False
-        # Complications before this phase are now "prior rounds" (TTT-R1, TTT-MR4).
-        t.complication_this_turn = False
+        assign(
+            t,
+            start_x=t.x,
+            start_z=t.z,
+            start_facing=t.facing,
+            moved="none",
+            facing_changed=False,
+            best_armour_turned=False,
+            engaged=False,
+            waiting=False,
+            recover_tried=False,
+            smoked=False,
+            smoke_popped=False,
+            reroll_used=False,
+            # Complications before this phase are now "prior rounds" (TTT-R1, TTT-MR4).
+            complication_this_turn=False,
+        )
         if t.stunned == "next":
             t.stunned = "now"
             ctx.event(
