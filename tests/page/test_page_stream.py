@@ -128,7 +128,7 @@ def test_the_demo_game_fits_the_screen_with_names_a_legend_and_no_label_on_anoth
     assert fire.startswith("last shot: ") and not any(i in fire.split() for i in ids)
     # Terrain by its name as the ruleset gives it, never the rule kind.
     labels = sorted(page.locator("#board text.terrain-label").all_text_contents())
-    assert labels == sorted(t["label"] for t in scene["terrain"]) == ["Blocking terrain", "Forest"]
+    assert labels == sorted(t["label"] for t in scene["terrain"]) == ["Farmhouse", "Hollow Wood"]
 
     if view == "normal":
         # Every badge drawn is in the legend with the marker it stands for.

@@ -441,7 +441,7 @@ sys.exit(serve.serve("127.0.0.1", int(sys.argv[2]), Path(sys.argv[1]), log_level
 
 def test_backup_copies_a_live_database_with_its_newest_actions(tmp_path: Path) -> None:
     """``tankref backup FILE`` while the referee runs: the copy holds every acknowledged
-    action, as the README says a plain copy of the file without its ``-wal`` does not; the
+    action, as docs/troubleshooting.md says a plain copy of the file without its ``-wal`` does not; the
     copy serves the same table; an existing FILE is never overwritten."""
     db = tmp_path / "live.sqlite3"
     copy = tmp_path / "copy.sqlite3"
@@ -450,7 +450,7 @@ def test_backup_copies_a_live_database_with_its_newest_actions(tmp_path: Path) -
         table.ok(table.put_tank("R1", card="tiger-i", player="Red", x=0, z=-17, facing=0))
         state = table.read()
         plain = tmp_path / "plain.sqlite3"
-        shutil.copyfile(db, plain)  # what the README warns about: the -wal left behind
+        shutil.copyfile(db, plain)  # what the docs warn about: the -wal left behind
         done = subprocess.run(
             [sys.executable, "-m", "tankref", "backup", str(copy), "--db", str(db)],
             capture_output=True,

@@ -322,7 +322,7 @@ def test_openapi_document_is_valid_and_documents_the_rules(
     assert set(components["ErrorReply"]["required"]) == {"code", "message"}
 
     # The WebSocket stream is a route of the app but, being no HTTP operation, not in the
-    # document (clients find it in the README and the description).
+    # document (clients find it in docs/api.md and the description).
     assert not any("stream" in path for path in raw["paths"])
     table = world.tables["server_dice"]
     with connect(f"{referee.url.replace('http://', 'ws://')}{table.path('/stream')}") as ws:

@@ -79,7 +79,7 @@ def check_weapon(state: TableState, unit_id: str, weapon: int) -> tuple[UnitStat
             f"{unit_label(unit)}'s {system.name} has fired this phase (one shot per weapon system)",
         )  # fmt: skip
     # The ATGM carrier's 'stop marker' is the Ready or Stopped marker it began its phase
-    # with; it keeps it by not moving (a ruling, in the README's list).
+    # with; it keeps it by not moving (a ruling, in docs/rulesets/afv.md's list).
     if unit.card.fires_only_after_stop and not (unit.began_with_stop and unit.moved_cm == 0):
         why = "it moved" if unit.moved_cm else "it did not begin the phase with a stop marker"
         refuse(

@@ -1,6 +1,6 @@
 """Readings the TinyTableTopTanks referee applies where the printed text leaves room but only
 one reading is playable: each is reported in the result that uses it, and listed by
-``tankref rulings`` and in the README beside the switchable options (``state.Options``)."""
+``tankref rulings`` and in docs/rulings.md beside the switchable options (``state.Options``)."""
 
 from __future__ import annotations
 
