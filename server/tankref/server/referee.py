@@ -436,20 +436,19 @@ class Referee:
             action = build(host.state)
             if action is None:
                 if request_id is not None:  # spent: the same id must never apply later
-                    self._save(
-                        lambda: self.store.add_quiet_request(
-                            host.id, request_id, request_sha, host.seq
-                        ),
-                        host.id,
-                        "request",
+                    written = self.store.queue_quiet_request(
+                        host.id, request_id, request_sha, host.seq
                     )
+                    cancelled = await _committed(written, host.id, "request")
                     host.quiet[request_id] = (host.seq, request_sha)
+                    if cancelled:
+                        raise asyncio.CancelledError
                 return _reply(False, False, host.seq, None, host.summary(), host.head)
             try:
                 step = host.timeline.act(action, dice)
             except RulesError as err:
                 raise from_rules(err, "action") from None
-            return self._record(host, request_id, request_sha, step, dice, by)
+            return await self._record(host, request_id, request_sha, step, dice, by)
 
     async def control(
         self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
@@ -465,7 +464,7 @@ class Referee:
                 step = host.timeline.control(action)
             except RulesError as err:
                 raise from_rules(err) from None
-            return self._record(host, request_id, request_sha, step, None)
+            return await self._record(host, request_id, request_sha, step, None)
 
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
@@ -485,7 +484,7 @@ class Referee:
             raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
         return None
 
-    def _record(
+    async def _record(
         self,
         host: TableHost,
         request_id: str | None,
@@ -494,7 +493,9 @@ class Referee:
         dice: SuppliedDice | None,
         by: OrderedBy | None = None,
     ) -> str:
-        """Append the step's event and commit it; only then does the table move on."""
+        """Append the step's event and wait for the commit that holds it; only then does the
+        table move on. The table's lock is held meanwhile: its next write waits, others
+        go on (and share the commit)."""
         seq = host.seq + 1
         summary = host.timeline.summary_after(step)
         result = step.result_json()
@@ -535,7 +536,7 @@ class Referee:
             chain_sha256=head,
         )
         entry_json = entry.model_dump_json()
-        self._append(
+        written = self.store.queue_event(
             EventRow(
                 table_id=host.id,
                 seq=seq,
@@ -550,6 +551,7 @@ class Referee:
                 created_at=at,
             )
         )
+        cancelled = await _committed(written, host.id, f"event {seq}")
         # Committed: only now does the table move on.
         host.timeline.commit(step, seq)
         host.seq = seq
@@ -558,6 +560,8 @@ class Referee:
         if request_id is not None:
             host.requests[request_id] = (seq, request_sha)
         host.notify()
+        if cancelled:
+            raise asyncio.CancelledError
         return _reply(True, False, seq, entry_json, summary, head)
 
     def _checkpoint(
@@ -569,21 +573,6 @@ class Referee:
         if summary.status == "playing" and seq % CHECKPOINT_EVERY:
             return None
         return _sha256(host.rules.dump_state(state))
-
-    def _append(self, row: EventRow) -> None:
-        self._save(lambda: self.store.append(row), row.table_id, f"event {row.seq}")
-
-    @staticmethod
-    def _save(write: Any, table_id: str, what: str) -> None:
-        try:
-            write()
-        except sqlite3.Error as exc:  # disk full, file gone ...: say so; nothing was applied
-            log.error("table %s: could not save %s: %s", table_id, what, exc)
-            raise ApiError(
-                503,
-                "NOT_SAVED",
-                f"the referee could not save this action ({exc}); nothing was applied",
-            ) from None
 
     @staticmethod
     def _changed_tanks(host: TableHost, state: Any, result: Result) -> list[TankView]:
@@ -617,6 +606,32 @@ def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:
         head, wrong = chained(head, event, entry)
         broken = broken or wrong
     return head, broken
+
+
+async def _committed(written: asyncio.Future[None], table_id: str, what: str) -> bool:
+    """Waits for the commit that holds a write; True if the request was cancelled meanwhile.
+
+    A cancellation does not cut the wait short: the row may already be on its way to disk,
+    and the table must neither move on without it nor take its next write before it is
+    known to be saved or refused. (The caller then applies it and raises CancelledError.)
+    A refused write raises 503 NOT_SAVED: nothing was applied."""
+    cancelled = False
+    while not written.done():
+        try:
+            await asyncio.shield(written)
+        except asyncio.CancelledError:
+            cancelled = True
+        except sqlite3.Error:
+            break
+    exc = written.exception()
+    if exc is not None:  # disk full, file gone ...: say so; nothing was applied
+        log.error("table %s: could not save %s: %s", table_id, what, exc)
+        if cancelled:
+            raise asyncio.CancelledError
+        raise ApiError(
+            503, "NOT_SAVED", f"the referee could not save this action ({exc}); nothing was applied"
+        ) from None
+    return cancelled
 
 
 def _reused(request_id: str) -> ApiError:

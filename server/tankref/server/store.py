@@ -4,13 +4,22 @@ Every accepted action is written (and committed, synchronously, in WAL mode) bef
 reply leaves the server, so a crash never loses an acknowledged result. State is not stored:
 it is derived by replaying the log through the engine when the server starts. Triggers make
 the log append-only at the database level.
+
+The referee's writes go through a group commit (``GroupCommit``): one writer thread, on a
+connection of its own, takes every write queued while its last commit was syncing and
+commits them together, one transaction and one sync for the lot; each writer is answered
+after the commit that holds its row. The event loop never waits on the disk meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import queue
 import sqlite3
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +88,10 @@ _EVENT_COLUMNS = (
 _TABLE_COLUMNS = (
     "id, ruleset, created_at, token_sha256, setup, dice, commitment, seed_chosen, version"
 )
+_INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_QUIET = (
+    "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) VALUES (?, ?, ?, ?)"
+)
 
 
 def one_line(exc: BaseException, limit: int = 200) -> str:
@@ -132,6 +145,7 @@ class EventStore:
             self._check_is_ours()
             self.db.executescript(_SCHEMA)
             self._check_version()
+            self._writer: GroupCommit | None = None  # started by the first queued write
         except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError) as exc:
             # A damaged file (text that is not UTF-8, a schema that does not parse ...)
             raise StoreError(
@@ -170,6 +184,10 @@ class EventStore:
             )
 
     def close(self) -> None:
+        """Every queued write committed (or refused) first, then the connections closed."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         self.db.close()
 
     # --- tables ----------------------------------------------------------------------------
@@ -223,33 +241,32 @@ class EventStore:
 
     # --- events ----------------------------------------------------------------------------
     def append(self, row: EventRow) -> None:
+        """One event, committed before this returns (on the calling thread)."""
         with self._transaction():
-            self.db.execute(
-                "INSERT INTO events (table_id, seq, request_id, request_sha256, action, dice, "
-                "entry, result_sha256, state_sha256, version, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    row.table_id,
-                    row.seq,
-                    row.request_id,
-                    row.request_sha256,
-                    json.dumps(row.action),
-                    None if row.dice is None else json.dumps(row.dice),
-                    row.entry,
-                    row.result_sha256,
-                    row.state_sha256,
-                    row.version,
-                    row.created_at,
-                ),
-            )
+            self.db.execute(_INSERT_EVENT, _event_params(row))
 
     def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None:
         with self._transaction():
-            self.db.execute(
-                "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) "
-                "VALUES (?, ?, ?, ?)",
-                (table_id, request_id, sha256, seq),
-            )
+            self.db.execute(_INSERT_QUIET, (table_id, request_id, sha256, seq))
+
+    def queue_event(self, row: EventRow) -> asyncio.Future[None]:
+        """One event, handed to the group commit: the future is done once a commit that
+        holds it is on disk (its exception: the ``sqlite3.Error`` that refused it)."""
+        return self._group().write(_INSERT_EVENT, _event_params(row))
+
+    def queue_quiet_request(
+        self, table_id: str, request_id: str, sha256: str, seq: int
+    ) -> asyncio.Future[None]:
+        """A spent request id that changed nothing, through the group commit."""
+        return self._group().write(_INSERT_QUIET, (table_id, request_id, sha256, seq))
+
+    def _group(self) -> GroupCommit:
+        if self._writer is None:
+            # The writer syncs as this connection was told to (a test fixture may have
+            # turned syncing off to build a long log fast; the referee never does).
+            level = int(self.db.execute("PRAGMA synchronous").fetchone()[0])
+            self._writer = GroupCommit(self.path, synchronous=level)
+        return self._writer
 
     def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
         """Request id -> (seq when answered, request hash), for requests that changed nothing."""
@@ -294,6 +311,125 @@ class _Transaction:
 
     def __exit__(self, kind: object, value: object, tb: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+class _Write:
+    """One statement waiting for the group commit, and whom to tell."""
+
+    __slots__ = ("done", "loop", "params", "sql")
+
+    def __init__(self, sql: str, params: Sequence[Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.sql = sql
+        self.params = params
+        self.loop = loop
+        self.done: asyncio.Future[None] = loop.create_future()
+
+
+class GroupCommit:
+    """The referee's writes, committed in groups by one thread on its own connection.
+
+    The event loop queues a statement and awaits its future; the thread takes everything
+    queued (up to ``MAX_GROUP``), runs it in one ``BEGIN IMMEDIATE`` ... ``COMMIT`` (with
+    ``synchronous=FULL`` the commit returns once the log is on disk), and only then resolves
+    the futures, one hop back to each event loop per group. Writes queued while a commit
+    syncs wait for the next one, so the sync is shared without anyone waiting on a timer.
+    A statement SQLite refuses fails alone: the group is rolled back and its statements
+    committed one by one, so the others are still saved and the refused one is told why.
+    """
+
+    MAX_GROUP = 256
+
+    def __init__(self, path: Path, *, synchronous: int = 2) -> None:
+        self.path = path
+        self.synchronous = synchronous
+        self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
+        self._opened = threading.Event()
+        self._failed: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tankref-writer", daemon=True)
+        self._thread.start()
+        self._opened.wait()
+        if self._failed is not None:
+            raise StoreError(f"{path}: the writer cannot open the database: {self._failed}")
+
+    def write(self, sql: str, params: Sequence[Any]) -> asyncio.Future[None]:
+        item = _Write(sql, params, asyncio.get_running_loop())
+        self._queue.put(item)
+        return item.done
+
+    def close(self) -> None:
+        """Commits what is queued, then stops the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None)
+            db.execute(f"PRAGMA synchronous={self.synchronous}")
+            db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            self._failed = exc
+            self._opened.set()
+            return
+        self._opened.set()
+        try:
+            stopping = False
+            while not stopping:
+                first = self._queue.get()
+                if first is None:
+                    break
+                group = [first]
+                while len(group) < self.MAX_GROUP:
+                    try:
+                        item = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if item is None:
+                        stopping = True
+                        break
+                    group.append(item)
+                _settle(group, self._commit(db, group))
+        finally:
+            db.close()
+
+    @staticmethod
+    def _commit(db: sqlite3.Connection, group: list[_Write]) -> list[BaseException | None]:
+        """Each write's outcome (None: committed)."""
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for item in group:
+                    db.execute(item.sql, item.params)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            return [None] * len(group)
+        except Exception as exc:
+            if len(group) == 1:
+                return [exc]
+        # One of them is refused (or the disk is): each on its own, so only it fails.
+        return [GroupCommit._commit(db, [item])[0] for item in group]
+
+
+def _settle(group: list[_Write], outcomes: list[BaseException | None]) -> None:
+    """Hands each outcome to its event loop: one call per loop for the whole group."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Write, BaseException | None]]] = {}
+    for item, outcome in zip(group, outcomes, strict=True):
+        by_loop.setdefault(item.loop, []).append((item, outcome))
+    for loop, settled in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting
+            loop.call_soon_threadsafe(_resolve, settled)
+
+
+def _resolve(settled: list[tuple[_Write, BaseException | None]]) -> None:
+    for item, outcome in settled:
+        if item.done.done():
+            continue
+        if outcome is None:
+            item.done.set_result(None)
+        else:
+            item.done.set_exception(outcome)
 
 
 @dataclass(frozen=True)
@@ -371,6 +507,22 @@ def _table(r: tuple[Any, ...]) -> TableRow:
         commitment=r[6],
         seed_chosen=bool(r[7]),
         version=r[8],
+    )
+
+
+def _event_params(row: EventRow) -> tuple[Any, ...]:
+    return (
+        row.table_id,
+        row.seq,
+        row.request_id,
+        row.request_sha256,
+        json.dumps(row.action),
+        None if row.dice is None else json.dumps(row.dice),
+        row.entry,
+        row.result_sha256,
+        row.state_sha256,
+        row.version,
+        row.created_at,
     )
 
 
