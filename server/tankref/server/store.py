@@ -328,13 +328,16 @@ class _Write:
 class GroupCommit:
     """The referee's writes, committed in groups by one thread on its own connection.
 
-    The event loop queues a statement and awaits its future; the thread takes everything
-    queued (up to ``MAX_GROUP``), runs it in one ``BEGIN IMMEDIATE`` ... ``COMMIT`` (with
-    ``synchronous=FULL`` the commit returns once the log is on disk), and only then resolves
-    the futures, one hop back to each event loop per group. Writes queued while a commit
-    syncs wait for the next one, so the sync is shared without anyone waiting on a timer.
-    A statement SQLite refuses fails alone: the group is rolled back and its statements
-    committed one by one, so the others are still saved and the refused one is told why.
+    The event loop queues a statement and awaits its future. What one turn of the loop
+    queues is handed to the thread together, at the end of that turn (a request runs from
+    its body to its queued row without yielding, so the requests the loop had ready in one
+    turn arrive as one group, and none waits on a timer). The thread takes every group
+    handed over (up to about ``MAX_GROUP`` rows), runs them in one ``BEGIN IMMEDIATE`` ...
+    ``COMMIT`` (with ``synchronous=FULL`` the commit returns once the log is on disk: one
+    sync for the lot), and only then resolves the futures, one hop back to each event loop.
+    Groups handed over while a commit syncs go into the next one. A statement SQLite refuses
+    fails alone: the group is rolled back and its statements committed one by one, so the
+    others are still saved and the refused one is told why.
     """
 
     MAX_GROUP = 256
@@ -342,7 +345,9 @@ class GroupCommit:
     def __init__(self, path: Path, *, synchronous: int = 2) -> None:
         self.path = path
         self.synchronous = synchronous
-        self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[list[_Write] | None] = queue.SimpleQueue()
+        # Per event loop: the writes queued in its current turn, not yet handed over.
+        self._turns: dict[asyncio.AbstractEventLoop, list[_Write]] = {}
         self._opened = threading.Event()
         self._failed: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="tankref-writer", daemon=True)
@@ -352,9 +357,17 @@ class GroupCommit:
             raise StoreError(f"{path}: the writer cannot open the database: {self._failed}")
 
     def write(self, sql: str, params: Sequence[Any]) -> asyncio.Future[None]:
-        item = _Write(sql, params, asyncio.get_running_loop())
-        self._queue.put(item)
+        loop = asyncio.get_running_loop()
+        item = _Write(sql, params, loop)
+        turn = self._turns.get(loop)
+        if turn is None:
+            turn = self._turns[loop] = []
+            loop.call_soon(self._hand_over, loop)  # after what this turn already has ready
+        turn.append(item)
         return item.done
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._queue.put(self._turns.pop(loop))
 
     def close(self) -> None:
         """Commits what is queued, then stops the thread."""
@@ -377,16 +390,16 @@ class GroupCommit:
                 first = self._queue.get()
                 if first is None:
                     break
-                group = [first]
+                group = list(first)
                 while len(group) < self.MAX_GROUP:
                     try:
-                        item = self._queue.get_nowait()
+                        more = self._queue.get_nowait()
                     except queue.Empty:
                         break
-                    if item is None:
+                    if more is None:
                         stopping = True
                         break
-                    group.append(item)
+                    group += more
                 _settle(group, self._commit(db, group))
         finally:
             db.close()
