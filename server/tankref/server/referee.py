@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from tankref import __version__
 from tankref.core import chain
@@ -34,12 +35,12 @@ from tankref.server.errors import ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,
     DicePublic,
-    LogEntry,
     OrderedBy,
     Scene,
     TableCreated,
     TableListItem,
     TableRead,
+    log_entry_json,
 )
 from tankref.server.store import EventRow, EventStore, TableRow, one_line
 
@@ -77,14 +78,15 @@ def _reply(
     replayed: bool,
     seq: int,
     entry_json: str | None,
-    table: TableSummary,
+    table: TableSummary | bytes,
     head: str,
 ) -> str:
     """A ``Reply`` as JSON text, around the entry's JSON exactly as it was logged (no second
-    serialisation of the biggest part)."""
+    serialisation of the biggest part); ``table``: the summary, or its JSON already made."""
+    table_json = (table if isinstance(table, bytes) else to_json(table)).decode()
     return (
         f'{{"applied":{str(applied).lower()},"replayed":{str(replayed).lower()},"seq":{seq},'
-        f'"entry":{entry_json or "null"},"table":{table.model_dump_json()},'
+        f'"entry":{entry_json or "null"},"table":{table_json},'
         f'"head_sha256":"{head}"}}'
     )
 
@@ -498,12 +500,14 @@ class Referee:
         go on (and share the commit)."""
         seq = host.seq + 1
         summary = host.timeline.summary_after(step)
-        result = step.result_json()
+        table_json = to_json(summary)
+        # The result serialised once: its digest is of these bytes, and the entry holds them.
+        result_json = to_json(step.result)
+        result_sha = hashlib.sha256(result_json).hexdigest()
         at = _now()
         action = step.action
         supplied = None if dice is None else dice.model_dump(mode="json")
         chat = chat_lines(step.result)
-        result_sha = result_digest(result)
         state_sha = self._checkpoint(host, seq, step.state, summary)
         version = self.version(host.rules.name)
         # One hash per append: the chain goes on from the head kept in memory.
@@ -520,30 +524,29 @@ class Referee:
             at=at,
             chat=chat,
         )
-        entry = LogEntry(
+        entry_json = log_entry_json(
+            result=result_json,
+            table=table_json,
             seq=seq,
             at=at,
             request_id=request_id,
             kind=step.kind,
             action=action,
             dice=supplied,
-            result=result,
             chat=chat,
             tanks=self._changed_tanks(host, step.state, step.result),
-            table=summary,
             by=by,
             previous_sha256=host.head,
             chain_sha256=head,
         )
-        entry_json = entry.model_dump_json()
         written = self.store.queue_event(
             EventRow(
                 table_id=host.id,
                 seq=seq,
                 request_id=request_id,
                 request_sha256=request_sha,
-                action=entry.action,
-                dice=entry.dice,
+                action=action,
+                dice=supplied,
                 entry=entry_json,
                 result_sha256=result_sha,
                 state_sha256=state_sha,
@@ -562,7 +565,7 @@ class Referee:
         host.notify()
         if cancelled:
             raise asyncio.CancelledError
-        return _reply(True, False, seq, entry_json, summary, head)
+        return _reply(True, False, seq, entry_json, table_json, head)
 
     def _checkpoint(
         self, host: TableHost, seq: int, state: Any, summary: TableSummary
