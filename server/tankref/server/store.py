@@ -331,16 +331,20 @@ class GroupCommit:
     The event loop queues a statement and awaits its future. What one turn of the loop
     queues is handed to the thread together, at the end of that turn (a request runs from
     its body to its queued row without yielding, so the requests the loop had ready in one
-    turn arrive as one group, and none waits on a timer). The thread takes every group
-    handed over (up to about ``MAX_GROUP`` rows), runs them in one ``BEGIN IMMEDIATE`` ...
-    ``COMMIT`` (with ``synchronous=FULL`` the commit returns once the log is on disk: one
-    sync for the lot), and only then resolves the futures, one hop back to each event loop.
-    Groups handed over while a commit syncs go into the next one. A statement SQLite refuses
-    fails alone: the group is rolled back and its statements committed one by one, so the
-    others are still saved and the refused one is told why.
+    turn arrive as one group). Before it commits, the thread asks the loop once more for
+    what it has queued since, once it has run what it had ready: the requests the loop
+    already had in hand join the commit instead of paying a sync of their own, and a loop
+    with nothing in hand answers at once (nobody waits on a timer). The thread takes every
+    group handed over (up to about ``MAX_GROUP`` rows), runs them in one ``BEGIN
+    IMMEDIATE`` ... ``COMMIT`` (with ``synchronous=FULL`` the commit returns once the log is
+    on disk: one sync for the lot), and only then resolves the futures, one hop back to each
+    event loop. A statement SQLite refuses fails alone: the group is rolled back and its
+    statements committed one by one, so the others are still saved and the refused one is
+    told why.
     """
 
     MAX_GROUP = 256
+    ASK_WAIT = 0.05  # seconds the thread waits for a busy loop's answer before committing
 
     def __init__(self, path: Path, *, synchronous: int = 2) -> None:
         self.path = path
@@ -350,6 +354,7 @@ class GroupCommit:
         self._turns: dict[asyncio.AbstractEventLoop, list[_Write]] = {}
         self._opened = threading.Event()
         self._failed: BaseException | None = None
+        self._closing = False
         self._thread = threading.Thread(target=self._run, name="tankref-writer", daemon=True)
         self._thread.start()
         self._opened.wait()
@@ -367,10 +372,28 @@ class GroupCommit:
         return item.done
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._queue.put(self._turns.pop(loop))
+        turn = self._turns.pop(loop, None)  # None: an ask took it already
+        if turn:
+            self._queue.put(turn)
+
+    def _answer(self, loop: asyncio.AbstractEventLoop, answered: threading.Event) -> None:
+        """The thread's ask, run by the loop after what it had ready: hand over this turn."""
+        self._hand_over(loop)
+        answered.set()
+
+    def _ask(self, group: list[_Write]) -> None:
+        """Each loop with a write in ``group`` is asked for what it has queued since."""
+        for loop in {item.loop for item in group}:
+            answered = threading.Event()
+            try:
+                loop.call_soon_threadsafe(self._answer, loop, answered)
+            except RuntimeError:  # that loop is closed: it has nothing more
+                continue
+            answered.wait(self.ASK_WAIT)  # late: what it hands over goes in the next commit
 
     def close(self) -> None:
         """Commits what is queued, then stops the thread."""
+        self._closing = True  # the loop closing us will not answer an ask
         self._queue.put(None)
         self._thread.join()
 
@@ -391,6 +414,8 @@ class GroupCommit:
                 if first is None:
                     break
                 group = list(first)
+                if not self._closing:
+                    self._ask(group)
                 while len(group) < self.MAX_GROUP:
                     try:
                         more = self._queue.get_nowait()
