@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from serverkit import free_port
+from serverkit import free_port, wal_commits
 from tankref.core.dice import DiceState
 from tankref.core.results import chat_lines
 from tankref.rulesets.ttt.actions import Action, CrewRoll, Move, StartGame, parse_action
@@ -446,23 +446,6 @@ def test_kill_mid_stream_loses_no_acknowledged_action(tmp_path: Path) -> None:
         print(f"cut-off requests already committed at the kill: {resumed}")
 
 
-def _commits_in_wal(db_path: Path) -> int:
-    """How many transactions the database's write-ahead log holds: its commit frames (a
-    frame whose header gives the database size after it). SQLite's WAL format: a 32-byte
-    header (page size at bytes 8-11), then frames of a 24-byte header and one page."""
-    data = db_path.with_name(db_path.name + "-wal").read_bytes()
-    page = int.from_bytes(data[8:12], "big")
-    # The log never restarted (checkpoint sequence 0): every commit since the start is in it.
-    assert int.from_bytes(data[12:16], "big") == 0, "the write-ahead log was restarted"
-    salts = data[16:24]
-    commits = 0
-    for at in range(32, len(data) - 24 - page + 1, 24 + page):
-        if data[at + 8 : at + 16] != salts:  # a frame left from before the log restarted
-            break
-        commits += int.from_bytes(data[at + 4 : at + 8], "big") != 0
-    return commits
-
-
 def test_kill_under_concurrent_load_loses_no_acknowledged_action(tmp_path: Path) -> None:
     """Six tables played at once, each by its own client thread as fast as the referee
     answers, so their writes share commits (group commit: fewer commits in the log than
@@ -491,7 +474,7 @@ def test_kill_under_concurrent_load_loses_no_acknowledged_action(tmp_path: Path)
                 assert stream.ready.wait(TIMEOUT * 3)
             if round_ == 0:  # before the kill: the log as written under load
                 events = sum(len(stream.acked) for stream in streams)
-                commits = _commits_in_wal(referee.db_path)
+                commits = wal_commits(referee.db_path)
                 shared = commits < events
                 print(f"{events}+ events acknowledged in at most {commits} commits")
             referee.kill()
