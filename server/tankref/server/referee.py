@@ -1,9 +1,10 @@
 """The tables a referee hosts: state derived from the event log, one action at a time each.
 
 A write goes: validate -> adjudicate on the current state (pure; a refusal changes nothing)
--> append the event and commit -> swap in the new state -> wake the listeners -> reply.
-Everything between the lock and the reply is synchronous, so two writes to one table never
-interleave; other tables carry on.
+-> queue the event and wait for the commit that holds it -> swap in the new state -> wake
+the listeners -> reply. The table's lock is held from the adjudication to the swap, so two
+writes to one table never interleave; other tables carry on meanwhile, and their events
+share the commit (``tankref.server.store.GroupCommit``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import hashlib
 import json
 import logging
 import secrets
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -624,7 +624,7 @@ async def _committed(written: asyncio.Future[None], table_id: str, what: str) ->
             await asyncio.shield(written)
         except asyncio.CancelledError:
             cancelled = True
-        except sqlite3.Error:
+        except Exception:  # refused: the future holds why, said below
             break
     exc = written.exception()
     if exc is not None:  # disk full, file gone ...: say so; nothing was applied
