@@ -29,6 +29,23 @@ def free_port() -> int:
         return port
 
 
+def wal_commits(db_path: Path) -> int:
+    """How many transactions the database's write-ahead log holds: its commit frames (a
+    frame whose header gives the database size after it). SQLite's WAL format: a 32-byte
+    header (page size at bytes 8-11), then frames of a 24-byte header and one page."""
+    data = db_path.with_name(db_path.name + "-wal").read_bytes()
+    page = int.from_bytes(data[8:12], "big")
+    # The log never restarted (checkpoint sequence 0): every commit since the start is in it.
+    assert int.from_bytes(data[12:16], "big") == 0, "the write-ahead log was restarted"
+    salts = data[16:24]
+    commits = 0
+    for at in range(32, len(data) - 24 - page + 1, 24 + page):
+        if data[at + 8 : at + 16] != salts:  # a frame left from before the log restarted
+            break
+        commits += int.from_bytes(data[at + 4 : at + 8], "big") != 0
+    return commits
+
+
 @dataclass
 class LiveReferee:
     url: str

@@ -441,8 +441,8 @@ sys.exit(serve.serve("127.0.0.1", int(sys.argv[2]), Path(sys.argv[1]), log_level
 
 def test_backup_copies_a_live_database_with_its_newest_actions(tmp_path: Path) -> None:
     """``tankref backup FILE`` while the referee runs: the copy holds every acknowledged
-    action, as docs/troubleshooting.md says a plain copy of the file without its ``-wal`` does not; the
-    copy serves the same table; an existing FILE is never overwritten."""
+    action, as docs/troubleshooting.md says a plain copy of the file without its ``-wal``
+    does not; the copy serves the same table; an existing FILE is never overwritten."""
     db = tmp_path / "live.sqlite3"
     copy = tmp_path / "copy.sqlite3"
     with serve_command(db) as r:

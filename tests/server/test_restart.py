@@ -8,7 +8,8 @@ its own request id. The table uses the self-play game's server seed (``dice.seed
 referee rolls exactly the dice the in-memory game rolled and the script stays valid; a kill
 that swallows one request is recovered by sending that request again with the same id.
 Every check reads the referee over HTTP after the restart; the expected state comes from
-replaying the log through the pure engine, and at the end from the in-memory game.
+replaying the log through the pure engine, and at the end from the in-memory game. One test
+kills the referee while six clients play six tables at once, their writes sharing commits.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from serverkit import free_port
+from serverkit import free_port, wal_commits
 from tankref.core.dice import DiceState
 from tankref.core.results import chat_lines
 from tankref.rulesets.ttt.actions import Action, CrewRoll, Move, StartGame, parse_action
@@ -443,3 +444,60 @@ def test_kill_mid_stream_loses_no_acknowledged_action(tmp_path: Path) -> None:
         assert client.read()["state"] == public(game.final)
         assert referee.starts == 5
         print(f"cut-off requests already committed at the kill: {resumed}")
+
+
+def test_kill_under_concurrent_load_loses_no_acknowledged_action(tmp_path: Path) -> None:
+    """Six tables played at once, each by its own client thread as fast as the referee
+    answers, so their writes share commits (group commit: fewer commits in the log than
+    events); SIGKILL mid-stream, twice. After each restart, every table: every acknowledged
+    reply is in its log with the identical entry, seqs contiguous, no request id twice, state
+    the pure engine's replay of the log; each cut-off request sent again is replayed if it
+    had been committed, else applied now, never both. Then the games go on."""
+    games = [skirmish(seed) for seed in (13, 3, 7, 8, 9, 10)]  # long games: 79 to 120 requests
+    with referee_process(tmp_path) as referee:
+        clients = [Client.create(referee, game.create) for game in games]
+        acked: list[dict[str, dict[str, Any]]] = [{} for _ in games]
+        first = [0] * len(games)
+        shared = False
+        for round_ in range(2):
+            streams = [
+                Stream(client, game.requests, kill_after=12)
+                for n, (client, game) in enumerate(zip(clients, games, strict=True))
+            ]
+            threads = [
+                threading.Thread(target=stream.run, args=(first[n],), daemon=True)
+                for n, stream in enumerate(streams)
+            ]
+            for thread in threads:
+                thread.start()
+            for stream in streams:
+                assert stream.ready.wait(TIMEOUT * 3)
+            if round_ == 0:  # before the kill: the log as written under load
+                events = sum(len(stream.acked) for stream in streams)
+                commits = wal_commits(referee.db_path)
+                shared = commits < events
+                print(f"{events}+ events acknowledged in at most {commits} commits")
+            referee.kill()
+            for thread in threads:
+                thread.join(TIMEOUT)
+                assert not thread.is_alive()
+            referee.start()
+            for n, (stream, game, client) in enumerate(zip(streams, games, clients, strict=True)):
+                assert stream.failure is None, stream.failure
+                assert stream.in_flight is not None, "the stream finished before the kill"
+                acked[n].update(stream.acked)
+                check_log(game, client, acked[n])
+                cut = game.requests[stream.in_flight]
+                logged = {e["request_id"]: e for e in client.log()}
+                with client.http() as http:
+                    reply = client.send(http, cut)
+                assert reply.status_code == 200, reply.text
+                assert reply.json()["replayed"] is (cut.request_id in logged)
+                if reply.json()["replayed"]:
+                    assert reply.json()["entry"] == logged[cut.request_id]
+                acked[n][cut.request_id] = reply.json()
+                first[n] = stream.in_flight + 1
+        assert shared, "six clients at once never shared a commit"
+        for n, (game, client) in enumerate(zip(games, clients, strict=True)):
+            check_log(game, client, acked[n])
+        assert referee.starts == 3

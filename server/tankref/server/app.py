@@ -81,7 +81,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     docs.install(app)
     errors.install(app)
-    for module in (health, rulesets, tables, tanks, aids, terrain, actions):
+    # The writes first: routes are matched in order, and actions and moves are most of
+    # the traffic (the documentation lists them first too).
+    for module in (actions, tanks, terrain, health, rulesets, tables, aids):
         app.include_router(module.router)
     app.include_router(events.routes(settings))
     for module in (luck, page, trust, history):

@@ -30,7 +30,14 @@ Say = Callable[[str], None]
 RED = (("R1", "tiger-i", -8.0), ("R2", "panzer-iv-h", 10.0))
 BLUE = (("B1", "m4a1-sherman", -12.0), ("B2", "m4a1-sherman", 4.0), ("B3", "t-34-85", 16.0))
 TERRAIN = (
-    ("wood", {"kind": "forest", "name": "Hollow Wood", "shape": {"shape": "circle", "x": -14, "z": 0, "radius": 5}}),
+    (
+        "wood",
+        {
+            "kind": "forest",
+            "name": "Hollow Wood",
+            "shape": {"shape": "circle", "x": -14, "z": 0, "radius": 5},
+        },
+    ),
     (
         "farmhouse",
         {

@@ -136,29 +136,29 @@ class RequestGuards:
         then handed to the app: a bad string is refused before anything is stored."""
         chunks: list[bytes] = []
         seen = 0
-        deadline = asyncio.get_running_loop().time() + self.body_timeout  # the whole body's
-        while True:
-            try:
-                left = deadline - asyncio.get_running_loop().time()
-                message = await asyncio.wait_for(receive(), max(left, 0))
-            except TimeoutError:
-                await _refuse(
-                    send,
-                    408,
-                    "BODY_TIMEOUT",
-                    f"the body did not arrive within {self.body_timeout:g} s",
-                )
-                return
-            if message["type"] != "http.request":
-                return  # the client went away before sending it all
-            chunk = message.get("body", b"")
-            seen += len(chunk)
-            if seen > self.max_body:
-                await self._too_large(send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            # One deadline for the whole body (a timer, not a task per chunk as wait_for).
+            async with asyncio.timeout(self.body_timeout):
+                while seen <= self.max_body:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client went away before sending it all
+                    chunk = message.get("body", b"")
+                    seen += len(chunk)
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await _refuse(
+                send,
+                408,
+                "BODY_TIMEOUT",
+                f"the body did not arrive within {self.body_timeout:g} s",
+            )
+            return
+        if seen > self.max_body:
+            await self._too_large(send)
+            return
         body = b"".join(chunks)
         try:
             data = json.loads(body)

@@ -1,9 +1,10 @@
 """The tables a referee hosts: state derived from the event log, one action at a time each.
 
 A write goes: validate -> adjudicate on the current state (pure; a refusal changes nothing)
--> append the event and commit -> swap in the new state -> wake the listeners -> reply.
-Everything between the lock and the reply is synchronous, so two writes to one table never
-interleave; other tables carry on.
+-> queue the event and wait for the commit that holds it -> swap in the new state -> wake
+the listeners -> reply. The table's lock is held from the adjudication to the swap, so two
+writes to one table never interleave; other tables carry on meanwhile, and their events
+share the commit (``tankref.server.store.GroupCommit``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from tankref import __version__
 from tankref.core import chain
@@ -37,13 +39,13 @@ from tankref.server.errors import ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,
     DicePublic,
-    LogEntry,
     OrderedBy,
     Scene,
     TableCreated,
     TableDeleted,
     TableListItem,
     TableRead,
+    log_entry_json,
 )
 from tankref.server.store import EventRow, EventStore, TableRow, one_line, read_log
 
@@ -89,14 +91,15 @@ def _reply(
     replayed: bool,
     seq: int,
     entry_json: str | None,
-    table: TableSummary,
+    table: TableSummary | bytes,
     head: str,
 ) -> str:
     """A ``Reply`` as JSON text, around the entry's JSON exactly as it was logged (no second
-    serialisation of the biggest part)."""
+    serialisation of the biggest part); ``table``: the summary, or its JSON already made."""
+    table_json = (table if isinstance(table, bytes) else to_json(table)).decode()
     return (
         f'{{"applied":{str(applied).lower()},"replayed":{str(replayed).lower()},"seq":{seq},'
-        f'"entry":{entry_json or "null"},"table":{table.model_dump_json()},'
+        f'"entry":{entry_json or "null"},"table":{table_json},'
         f'"head_sha256":"{head}"}}'
     )
 
@@ -677,20 +680,19 @@ class Referee:
             action = build(host.state)
             if action is None:
                 if request_id is not None:  # spent: the same id must never apply later
-                    self._save(
-                        lambda: self.store.add_quiet_request(
-                            host.id, request_id, request_sha, host.seq
-                        ),
-                        host.id,
-                        "request",
+                    written = self.store.queue_quiet_request(
+                        host.id, request_id, request_sha, host.seq
                     )
+                    cancelled = await _committed(written, host.id, "request")
                     host.quiet[request_id] = (host.seq, request_sha)
+                    if cancelled:
+                        raise asyncio.CancelledError
                 return _reply(False, False, host.seq, None, host.summary(), host.head)
             try:
                 step = host.timeline.act(action, dice)
             except RulesError as err:
                 raise from_rules(err, "action") from None
-            return self._record(host, request_id, request_sha, step, dice, by)
+            return await self._record(host, request_id, request_sha, step, dice, by)
 
     async def control(
         self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
@@ -707,7 +709,7 @@ class Referee:
                 step = host.timeline.control(action)
             except RulesError as err:
                 raise from_rules(err) from None
-            return self._record(host, request_id, request_sha, step, None)
+            return await self._record(host, request_id, request_sha, step, None)
 
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
@@ -727,7 +729,7 @@ class Referee:
             raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
         return None
 
-    def _record(
+    async def _record(
         self,
         host: TableHost,
         request_id: str | None,
@@ -736,15 +738,19 @@ class Referee:
         dice: SuppliedDice | None,
         by: OrderedBy | None = None,
     ) -> str:
-        """Append the step's event and commit it; only then does the table move on."""
+        """Append the step's event and wait for the commit that holds it; only then does the
+        table move on. The table's lock is held meanwhile: its next write waits, others
+        go on (and share the commit)."""
         seq = host.seq + 1
         summary = host.timeline.summary_after(step)
-        result = step.result_json()
+        table_json = to_json(summary)
+        # The result serialised once: its digest is of these bytes, and the entry holds them.
+        result_json = to_json(step.result)
+        result_sha = hashlib.sha256(result_json).hexdigest()
         at = _now()
         action = step.action
         supplied = None if dice is None else dice.model_dump(mode="json")
         chat = chat_lines(step.result)
-        result_sha = result_digest(result)
         state_sha = self._checkpoint(host, seq, step.state, summary)
         version = self.version(host.rules.name)
         # One hash per append: the chain goes on from the head kept in memory.
@@ -761,30 +767,29 @@ class Referee:
             at=at,
             chat=chat,
         )
-        entry = LogEntry(
+        entry_json = log_entry_json(
+            result=result_json,
+            table=table_json,
             seq=seq,
             at=at,
             request_id=request_id,
             kind=step.kind,
             action=action,
             dice=supplied,
-            result=result,
             chat=chat,
             tanks=self._changed_tanks(host, step.state, step.result),
-            table=summary,
             by=by,
             previous_sha256=host.head,
             chain_sha256=head,
         )
-        entry_json = entry.model_dump_json()
-        self._append(
+        written = self.store.queue_event(
             EventRow(
                 table_id=host.id,
                 seq=seq,
                 request_id=request_id,
                 request_sha256=request_sha,
-                action=entry.action,
-                dice=entry.dice,
+                action=action,
+                dice=supplied,
                 entry=entry_json,
                 result_sha256=result_sha,
                 state_sha256=state_sha,
@@ -792,6 +797,7 @@ class Referee:
                 created_at=at,
             )
         )
+        cancelled = await _committed(written, host.id, f"event {seq}")
         # Committed: only now does the table move on.
         host.timeline.commit(step, seq)
         host.seq = seq
@@ -800,7 +806,9 @@ class Referee:
         if request_id is not None:
             host.requests[request_id] = (seq, request_sha)
         host.notify()
-        return _reply(True, False, seq, entry_json, summary, head)
+        if cancelled:
+            raise asyncio.CancelledError
+        return _reply(True, False, seq, entry_json, table_json, head)
 
     def _checkpoint(
         self, host: TableHost, seq: int, state: Any, summary: TableSummary
@@ -811,21 +819,6 @@ class Referee:
         if summary.status == "playing" and seq % CHECKPOINT_EVERY:
             return None
         return _sha256(host.rules.dump_state(state))
-
-    def _append(self, row: EventRow) -> None:
-        self._save(lambda: self.store.append(row), row.table_id, f"event {row.seq}")
-
-    @staticmethod
-    def _save(write: Any, table_id: str, what: str) -> None:
-        try:
-            write()
-        except sqlite3.Error as exc:  # disk full, file gone ...: say so; nothing was applied
-            log.error("table %s: could not save %s: %s", table_id, what, exc)
-            raise ApiError(
-                503,
-                "NOT_SAVED",
-                f"the referee could not save this action ({exc}); nothing was applied",
-            ) from None
 
     @staticmethod
     def _changed_tanks(host: TableHost, state: Any, result: Result) -> list[TankView]:
@@ -891,6 +884,32 @@ def _check_row(row: TableRow) -> None:
     rules = get_ruleset(row.ruleset)
     rules.setup_model.model_validate(row.setup)
     DiceState.model_validate(row.dice)
+
+
+async def _committed(written: asyncio.Future[None], table_id: str, what: str) -> bool:
+    """Waits for the commit that holds a write; True if the request was cancelled meanwhile.
+
+    A cancellation does not cut the wait short: the row may already be on its way to disk,
+    and the table must neither move on without it nor take its next write before it is
+    known to be saved or refused. (The caller then applies it and raises CancelledError.)
+    A refused write raises 503 NOT_SAVED: nothing was applied."""
+    cancelled = False
+    while not written.done():
+        try:
+            await asyncio.shield(written)
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception:  # refused: the future holds why, said below
+            break
+    exc = written.exception()
+    if exc is not None:  # disk full, file gone ...: say so; nothing was applied
+        log.error("table %s: could not save %s: %s", table_id, what, exc)
+        if cancelled:
+            raise asyncio.CancelledError
+        raise ApiError(
+            503, "NOT_SAVED", f"the referee could not save this action ({exc}); nothing was applied"
+        ) from None
+    return cancelled
 
 
 def _reused(request_id: str) -> ApiError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import to_json
 
 from tankref.core.dice import DamageCards, SuppliedDice
 from tankref.core.geometry import TableArea
@@ -227,6 +228,29 @@ class LogEntry(BaseModel):
         "Note its first 8 digits at the end of a game; 'tankref verify --head' checks an "
         "export against it.",
     )
+
+
+_LOG_ENTRY_FIELDS = tuple(LogEntry.model_fields)
+
+
+def log_entry_json(*, result: bytes, table: bytes, **fields: Any) -> str:
+    """``LogEntry(..., result=, table=, **fields).model_dump_json()``, byte for byte (tested),
+    built from the parts: what the referee built itself is not validated again, and the two
+    parts it has serialised already go in as they are (the result, whose digest is taken
+    of these very bytes; the table's summary, which the reply carries too). A field of
+    ``LogEntry`` left out is a KeyError, not a silently shorter entry."""
+    given = {"result": result, "table": table}
+    return b"".join(
+        (
+            b"{",
+            b",".join(
+                b'"%s":%s'
+                % (name.encode(), given[name] if name in given else to_json(fields[name]))
+                for name in _LOG_ENTRY_FIELDS
+            ),
+            b"}",
+        )
+    ).decode()
 
 
 class Reply(BaseModel):

@@ -4,13 +4,22 @@ Every accepted action is written (and committed, synchronously, in WAL mode) bef
 reply leaves the server, so a crash never loses an acknowledged result. State is not stored:
 it is derived by replaying the log through the engine when the server starts. Triggers make
 the log append-only at the database level.
+
+The referee's writes go through a group commit (``GroupCommit``): one writer thread, on a
+connection of its own, takes every write queued while its last commit was syncing and
+commits them together, one transaction and one sync for the lot; each writer is answered
+after the commit that holds its row. The event loop never waits on the disk meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import queue
 import sqlite3
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,6 +97,10 @@ _EVENT_COLUMNS = (
 _TABLE_COLUMNS = (
     "id, ruleset, created_at, token_sha256, setup, dice, commitment, seed_chosen, version"
 )
+_INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_QUIET = (
+    "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) VALUES (?, ?, ?, ?)"
+)
 
 
 def one_line(exc: BaseException, limit: int = 200) -> str:
@@ -141,6 +154,7 @@ class EventStore:
             self._check_is_ours()
             self.db.executescript(_SCHEMA)
             self._check_version()
+            self._writer: GroupCommit | None = None  # started by the first queued write
         except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError) as exc:
             # A damaged file (text that is not UTF-8, a schema that does not parse ...)
             raise StoreError(
@@ -187,6 +201,10 @@ class EventStore:
             )
 
     def close(self) -> None:
+        """Every queued write committed (or refused) first, then the connections closed."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         self.db.close()
 
     # --- tables ----------------------------------------------------------------------------
@@ -261,33 +279,32 @@ class EventStore:
 
     # --- events ----------------------------------------------------------------------------
     def append(self, row: EventRow) -> None:
+        """One event, committed before this returns (on the calling thread)."""
         with self._transaction():
-            self.db.execute(
-                "INSERT INTO events (table_id, seq, request_id, request_sha256, action, dice, "
-                "entry, result_sha256, state_sha256, version, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    row.table_id,
-                    row.seq,
-                    row.request_id,
-                    row.request_sha256,
-                    json.dumps(row.action),
-                    None if row.dice is None else json.dumps(row.dice),
-                    row.entry,
-                    row.result_sha256,
-                    row.state_sha256,
-                    row.version,
-                    row.created_at,
-                ),
-            )
+            self.db.execute(_INSERT_EVENT, _event_params(row))
 
     def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None:
         with self._transaction():
-            self.db.execute(
-                "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) "
-                "VALUES (?, ?, ?, ?)",
-                (table_id, request_id, sha256, seq),
-            )
+            self.db.execute(_INSERT_QUIET, (table_id, request_id, sha256, seq))
+
+    def queue_event(self, row: EventRow) -> asyncio.Future[None]:
+        """One event, handed to the group commit: the future is done once a commit that
+        holds it is on disk (its exception: the ``sqlite3.Error`` that refused it)."""
+        return self._group().write(_INSERT_EVENT, _event_params(row))
+
+    def queue_quiet_request(
+        self, table_id: str, request_id: str, sha256: str, seq: int
+    ) -> asyncio.Future[None]:
+        """A spent request id that changed nothing, through the group commit."""
+        return self._group().write(_INSERT_QUIET, (table_id, request_id, sha256, seq))
+
+    def _group(self) -> GroupCommit:
+        if self._writer is None:
+            # The writer syncs as this connection was told to (a test fixture may have
+            # turned syncing off to build a long log fast; the referee never does).
+            level = int(self.db.execute("PRAGMA synchronous").fetchone()[0])
+            self._writer = GroupCommit(self.path, synchronous=level)
+        return self._writer
 
     def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
         """Request id -> (seq when answered, request hash), for requests that changed nothing."""
@@ -341,6 +358,163 @@ class _Transaction:
 
     def __exit__(self, kind: object, value: object, tb: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+class _Write:
+    """One statement waiting for the group commit, and whom to tell."""
+
+    __slots__ = ("done", "loop", "params", "sql")
+
+    def __init__(self, sql: str, params: Sequence[Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.sql = sql
+        self.params = params
+        self.loop = loop
+        self.done: asyncio.Future[None] = loop.create_future()
+
+
+class GroupCommit:
+    """The referee's writes, committed in groups by one thread on its own connection.
+
+    The event loop queues a statement and awaits its future. What one turn of the loop
+    queues is handed to the thread together, at the end of that turn (a request runs from
+    its body to its queued row without yielding, so the requests the loop had ready in one
+    turn arrive as one group). Before it commits, the thread asks the loop once more for
+    what it has queued since, once it has run what it had ready: the requests the loop
+    already had in hand join the commit instead of paying a sync of their own, and a loop
+    with nothing in hand answers at once (nobody waits on a timer). The thread takes every
+    group handed over (up to about ``MAX_GROUP`` rows), runs them in one ``BEGIN
+    IMMEDIATE`` ... ``COMMIT`` (with ``synchronous=FULL`` the commit returns once the log is
+    on disk: one sync for the lot), and only then resolves the futures, one hop back to each
+    event loop. A statement SQLite refuses fails alone: the group is rolled back and its
+    statements committed one by one, so the others are still saved and the refused one is
+    told why.
+    """
+
+    MAX_GROUP = 256
+    ASK_WAIT = 0.05  # seconds the thread waits for a busy loop's answer before committing
+
+    def __init__(self, path: Path, *, synchronous: int = 2) -> None:
+        self.path = path
+        self.synchronous = synchronous
+        self._queue: queue.SimpleQueue[list[_Write] | None] = queue.SimpleQueue()
+        # Per event loop: the writes queued in its current turn, not yet handed over.
+        self._turns: dict[asyncio.AbstractEventLoop, list[_Write]] = {}
+        self._opened = threading.Event()
+        self._failed: BaseException | None = None
+        self._closing = False
+        self._thread = threading.Thread(target=self._run, name="tankref-writer", daemon=True)
+        self._thread.start()
+        self._opened.wait()
+        if self._failed is not None:
+            raise StoreError(f"{path}: the writer cannot open the database: {self._failed}")
+
+    def write(self, sql: str, params: Sequence[Any]) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        item = _Write(sql, params, loop)
+        turn = self._turns.get(loop)
+        if turn is None:
+            turn = self._turns[loop] = []
+            loop.call_soon(self._hand_over, loop)  # after what this turn already has ready
+        turn.append(item)
+        return item.done
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        turn = self._turns.pop(loop, None)  # None: an ask took it already
+        if turn:
+            self._queue.put(turn)
+
+    def _answer(self, loop: asyncio.AbstractEventLoop, answered: threading.Event) -> None:
+        """The thread's ask, run by the loop after what it had ready: hand over this turn."""
+        self._hand_over(loop)
+        answered.set()
+
+    def _ask(self, group: list[_Write]) -> None:
+        """Each loop with a write in ``group`` is asked for what it has queued since."""
+        for loop in {item.loop for item in group}:
+            answered = threading.Event()
+            try:
+                loop.call_soon_threadsafe(self._answer, loop, answered)
+            except RuntimeError:  # that loop is closed: it has nothing more
+                continue
+            answered.wait(self.ASK_WAIT)  # late: what it hands over goes in the next commit
+
+    def close(self) -> None:
+        """Commits what is queued, then stops the thread."""
+        self._closing = True  # the loop closing us will not answer an ask
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None)
+            db.execute(f"PRAGMA synchronous={self.synchronous}")
+            db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            self._failed = exc
+            self._opened.set()
+            return
+        self._opened.set()
+        try:
+            stopping = False
+            while not stopping:
+                first = self._queue.get()
+                if first is None:
+                    break
+                group = list(first)
+                if not self._closing:
+                    self._ask(group)
+                while len(group) < self.MAX_GROUP:
+                    try:
+                        more = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        stopping = True
+                        break
+                    group += more
+                _settle(group, self._commit(db, group))
+        finally:
+            db.close()
+
+    @staticmethod
+    def _commit(db: sqlite3.Connection, group: list[_Write]) -> list[BaseException | None]:
+        """Each write's outcome (None: committed)."""
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for item in group:
+                    db.execute(item.sql, item.params)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            return [None] * len(group)
+        except Exception as exc:
+            if len(group) == 1:
+                return [exc]
+        # One of them is refused (or the disk is): each on its own, so only it fails.
+        return [GroupCommit._commit(db, [item])[0] for item in group]
+
+
+def _settle(group: list[_Write], outcomes: list[BaseException | None]) -> None:
+    """Hands each outcome to its event loop: one call per loop for the whole group."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Write, BaseException | None]]] = {}
+    for item, outcome in zip(group, outcomes, strict=True):
+        by_loop.setdefault(item.loop, []).append((item, outcome))
+    for loop, settled in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting
+            loop.call_soon_threadsafe(_resolve, settled)
+
+
+def _resolve(settled: list[tuple[_Write, BaseException | None]]) -> None:
+    for item, outcome in settled:
+        if item.done.done():
+            continue
+        if outcome is None:
+            item.done.set_result(None)
+        else:
+            item.done.set_exception(outcome)
 
 
 @dataclass(frozen=True)
@@ -421,6 +595,22 @@ def _table(r: tuple[Any, ...]) -> TableRow:
         commitment=r[6],
         seed_chosen=bool(r[7]),
         version=r[8],
+    )
+
+
+def _event_params(row: EventRow) -> tuple[Any, ...]:
+    return (
+        row.table_id,
+        row.seq,
+        row.request_id,
+        row.request_sha256,
+        json.dumps(row.action),
+        None if row.dice is None else json.dumps(row.dice),
+        row.entry,
+        row.result_sha256,
+        row.state_sha256,
+        row.version,
+        row.created_at,
     )
 
 
