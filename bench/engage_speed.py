@@ -44,9 +44,9 @@ TARGET_US = 60.0  # at most 60 µs per engage (issue 18)
 SHOT = Engage(tank_id="R1", target_id="B1")
 
 
-def duel(seed: str) -> TableState:
-    state = new_table(dice=DiceState(seed=seed))
-    pieces = [
+def duel_terrain() -> list[TerrainPiece]:
+    """The duel's five pieces: a wall, a wood, a knoll, a barn, a hedge."""
+    return [
         TerrainPiece(
             id="wall", kind="cover1", shape=Polygon(points=((-6, 1), (6, 1), (6, 3), (-6, 3)))
         ),
@@ -57,6 +57,11 @@ def duel(seed: str) -> TableState:
         ),
         TerrainPiece(id="hedge", kind="cover2", shape=Circle(x=-20, z=-15, radius=3)),
     ]
+
+
+def duel(seed: str) -> TableState:
+    state = new_table(dice=DiceState(seed=seed))
+    pieces = duel_terrain()
     actions: list[Any] = [PlaceTerrain(piece=p) for p in pieces]
     actions += [
         PlaceTank(tank_id="R1", card="tiger-i", player="Red", x=0, z=-20, facing=0),

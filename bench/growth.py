@@ -46,9 +46,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from engage_speed import duel_terrain
 from tankref.core.dice import DiceState, SuppliedDice
 from tankref.core.errors import DiceNeeded
-from tankref.core.geometry import Circle, Polygon, TableArea
+from tankref.core.geometry import Circle, TableArea
 from tankref.rulesets.ttt.actions import (
     CrewRoll,
     Engage,
@@ -81,18 +82,8 @@ def with_dice(state: TableState, action: Any) -> tuple[TableState, SuppliedDice 
 
 
 def base_terrain() -> list[TerrainPiece]:
-    """The duel's five pieces (as in ``engage_speed.py``)."""
-    return [
-        TerrainPiece(
-            id="wall", kind="cover1", shape=Polygon(points=((-6, 1), (6, 1), (6, 3), (-6, 3)))
-        ),
-        TerrainPiece(id="wood", kind="forest", shape=Circle(x=-15, z=0, radius=5)),
-        TerrainPiece(id="knoll", kind="hill", shape=Circle(x=14, z=8, radius=4)),
-        TerrainPiece(
-            id="barn", kind="blocking", shape=Polygon(points=((10, -10), (16, -10), (13, -4)))
-        ),
-        TerrainPiece(id="hedge", kind="cover2", shape=Circle(x=-20, z=-15, radius=3)),
-    ]
+    """The duel's five pieces (``engage_speed.py``'s)."""
+    return duel_terrain()
 
 
 def along(k: int) -> float:

@@ -27,8 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the game kit the tests use
 
-from tankref.core import chain  # noqa: E402
-from tankref.server.referee import engine_version, table_genesis  # noqa: E402
+from tankref.server.referee import chained, engine_version, table_genesis  # noqa: E402
 from tankref.server.store import TableRow  # noqa: E402
 from trustkit import long_game, open_referee  # noqa: E402
 
@@ -102,19 +101,7 @@ def _build(db: Path, tables: int, events: int) -> tuple[list[str], dict[str, Any
         rows = []
         for event, entry in zip(logged, entries, strict=True):
             previous = head
-            head = chain.link(
-                previous,
-                seq=event.seq,
-                kind=str(entry["kind"]),
-                request_id=event.request_id,
-                action=event.action,
-                dice=event.dice,
-                result_sha256=event.result_sha256,
-                state_sha256=event.state_sha256,
-                version=event.version,
-                at=event.created_at,
-                chat=list(entry.get("chat", [])),
-            )
+            head, _ = chained(previous, event, entry)  # the referee's own link
             text = event.entry.replace(entry["previous_sha256"], previous).replace(
                 entry["chain_sha256"], head
             )

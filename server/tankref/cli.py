@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tankref import __version__
+from tankref.core.argtypes import at_least
 from tankref.rulesets import DEFAULT_RULESET, get_ruleset, ruleset_names
 
 if TYPE_CHECKING:
@@ -47,14 +48,7 @@ def port_number(text: str) -> int:
     return port
 
 
-def positive(text: str) -> int:
-    try:
-        number = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
-    return number
+positive = at_least(1)  # an argparse type: a count of 1 or more
 
 
 def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:

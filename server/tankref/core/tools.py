@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from tankref.core.argtypes import at_least
 from tankref.core.dice import DiceState
 from tankref.core.errors import DataError, RulesError
 from tankref.core.ruleset import Command, CommandVerb, Ruleset, TableSummary
@@ -27,15 +28,8 @@ READINGS_HEADING = "Readings applied and reported in the result (one playable re
 TAG_HINT = "Tag each model in TTS card:<id> and side:<player> (e.g. side:Red)."
 
 
-def whole_number(text: str) -> int:
-    """An argparse type: a whole number of 0 or more (dice, cover, concealment, smoke ...)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+# A whole number of 0 or more (dice, cover, concealment, smoke ...).
+whole_number = at_least(0)
 
 
 def pick_card(
