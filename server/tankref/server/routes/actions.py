@@ -116,7 +116,8 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def install(app: FastAPI) -> None:
-    """The documented routes, and ``QuickAction`` ahead of every route."""
+def install(app: FastAPI, *, quick: bool = True) -> None:
+    """The documented routes, and (``quick``) ``QuickAction`` ahead of every route."""
     app.include_router(router)
-    app.router.routes.insert(0, QuickAction(app))
+    if quick:
+        app.router.routes.insert(0, QuickAction(app))
