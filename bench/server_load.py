@@ -44,10 +44,11 @@ same 2 cores, cannot keep the bare server busy (it uses about a third of a core)
 is partly a measure of the client, which flatters the ratio. So each server's CPU time per
 request (Linux /proc) is printed too, and their ratio: what the throughput ratio would be if
 the clients could saturate both; then split by thread (the event loop's, and the others: the
-log's writer) into user and system time, so the writer's SQLite and sync show apart. ``--rate`` paces each client instead (staggered), for
-latency at a given load rather than at saturation: with 8 clients each sending its next
-request the moment the last is answered, a request waits behind up to 7 others, so latency at
-saturation is about 8x the service time whatever the server.
+log's writer) into user and system time, so the writer's SQLite and sync show apart.
+``--rate`` paces each client instead (staggered), for latency at a given load rather than at
+saturation: with 8 clients each sending its next request the moment the last is answered, a
+request waits behind up to 7 others, so latency at saturation is about 8x the service time
+whatever the server.
 
     python bench/server_load.py --clients 8 --requests 4000 --seconds 20
     python bench/server_load.py --rate 25           # 8 x 25 req/s: latency at 200 req/s
