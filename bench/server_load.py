@@ -43,10 +43,12 @@ more req/s to threads than to asyncio tasks). Even so the clients, one Python pr
 same 2 cores, cannot keep the bare server busy (it uses about a third of a core): its req/s
 is partly a measure of the client, which flatters the ratio. So each server's CPU time per
 request (Linux /proc) is printed too, and their ratio: what the throughput ratio would be if
-the clients could saturate both. ``--rate`` paces each client instead (staggered), for
-latency at a given load rather than at saturation: with 8 clients each sending its next
-request the moment the last is answered, a request waits behind up to 7 others, so latency at
-saturation is about 8x the service time whatever the server.
+the clients could saturate both; then split by thread (the event loop's, and the others: the
+log's writer) into user and system time, so the writer's SQLite and sync show apart.
+``--rate`` paces each client instead (staggered), for latency at a given load rather than at
+saturation: with 8 clients each sending its next request the moment the last is answered, a
+request waits behind up to 7 others, so latency at saturation is about 8x the service time
+whatever the server.
 
     python bench/server_load.py --clients 8 --requests 4000 --seconds 20
     python bench/server_load.py --rate 25           # 8 x 25 req/s: latency at 200 req/s
@@ -84,6 +86,7 @@ TANKS_A_SIDE = 20
 MIN_ENGAGES_A_PHASE = 5  # fewer: the table is used up, the client moves to its next one
 WARMUP = 10  # untimed requests per client before the clock starts
 HOST = "127.0.0.1"
+CPU_PARTS = ("loop user", "loop sys", "other user", "other sys")
 
 
 # --- the bare endpoint --------------------------------------------------------------------
@@ -274,13 +277,24 @@ class Server:
     url: str
     proc: subprocess.Popen[bytes]
 
-    def cpu_seconds(self) -> float:
-        """User + system CPU the server process has used so far (Linux /proc; else 0)."""
+    def cpu_split(self) -> dict[str, float]:
+        """The server's CPU so far, split: the event loop's thread and the others (the log's
+        writer, uvicorn's), each user and system time (Linux /proc; else empty)."""
+        split = dict.fromkeys(CPU_PARTS, 0.0)
+        tick = os.sysconf("SC_CLK_TCK")
         try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            tasks = list(Path(f"/proc/{self.proc.pid}/task").iterdir())
         except OSError:
-            return 0.0
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            return {}
+        for task in tasks:
+            try:
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # a thread that ended meanwhile
+                continue
+            where = "loop" if task.name == str(self.proc.pid) else "other"
+            split[f"{where} user"] += int(fields[11]) / tick
+            split[f"{where} sys"] += int(fields[12]) / tick
+        return split
 
 
 @contextmanager
@@ -320,7 +334,11 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     engine_ns: int = 0  # the pure engine's CPU for the requests done (planned in process)
     wall_s: float = 0.0
-    cpu_s: float = 0.0  # the server's CPU time in the timed window
+    cpu: dict[str, float] = field(default_factory=dict)  # the server's, in the timed window
+
+    @property
+    def cpu_s(self) -> float:
+        return sum(self.cpu.values())
 
     @property
     def requests(self) -> int:
@@ -350,6 +368,11 @@ class Load:
         """When client ``client`` sends its ``n``-th request, in seconds from the start: the
         clients take turns (staggered), so paced requests do not arrive in bursts."""
         return (n + client / self.clients) / self.rate
+
+
+def _used(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """CPU used between two ``cpu_split`` readings (a thread gone meanwhile: not counted)."""
+    return {part: max(0.0, after.get(part, 0.0) - before.get(part, 0.0)) for part in after}
 
 
 def _auth(call: Call) -> dict[str, str]:
@@ -384,10 +407,10 @@ def run_threads(target: Server, work: list[list[Call]], load: Load) -> Tally:
     for t in threads:
         t.start()
     barrier.wait()
-    started, cpu = clock(), target.cpu_seconds()
+    started, cpu = clock(), target.cpu_split()
     for t in threads:
         t.join()
-    total = Tally(wall_s=clock() - started, cpu_s=target.cpu_seconds() - cpu)
+    total = Tally(wall_s=clock() - started, cpu=_used(cpu, target.cpu_split()))
     for tally in tallies:
         total.add(tally)
     return total
@@ -422,9 +445,9 @@ def run_async(target: Server, work: list[list[Call]], load: Load) -> Tally:
             for c, (calls, tally) in enumerate(zip(work, tallies, strict=True))
         ]
         await ready.wait()
-        started, cpu = clock(), target.cpu_seconds()
+        started, cpu = clock(), target.cpu_split()
         await asyncio.gather(*tasks)
-        total = Tally(wall_s=clock() - started, cpu_s=target.cpu_seconds() - cpu)
+        total = Tally(wall_s=clock() - started, cpu=_used(cpu, target.cpu_split()))
         for tally in tallies:
             total.add(tally)
         return total
@@ -570,6 +593,11 @@ def report(args: argparse.Namespace, referee: Tally, bare: Tally) -> int:
         f"{referee_cpu - engine_cpu:.3f} ms ({(referee_cpu - engine_cpu) / bare_cpu:.2f}x the "
         f"bare endpoint's whole {bare_cpu:.3f} ms)"
     )
+    for name, tally in (("referee", referee), ("bare", bare)):
+        parts = ", ".join(
+            f"{part} {1000 * tally.cpu.get(part, 0.0) / tally.requests:.3f}" for part in CPU_PARTS
+        )
+        print(f"{name} CPU ms/request by thread: {parts}")
     verdicts: list[Verdict] = []
     cpu_ratio = referee_cpu / bare_cpu if bare_cpu > 0 else float("nan")
     cpu_line = (

@@ -83,7 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     # The writes first: routes are matched in order, and actions and moves are most of
     # the traffic (the documentation lists them first too).
-    for module in (actions, tanks, terrain, health, rulesets, tables, aids):
+    actions.install(app, quick=settings.quick_actions)
+    for module in (tanks, terrain, health, rulesets, tables, aids):
         app.include_router(module.router)
     app.include_router(events.routes(settings))
     for module in (luck, page, trust, history):

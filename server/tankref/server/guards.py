@@ -31,6 +31,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+# A write's body as parsed and checked here, left in the request's scope for a route that
+# reads it without parsing it again (``routes.actions.QuickAction``).
+PARSED_BODY = "tankref.parsed_body"
 
 
 async def _refuse(
@@ -172,6 +175,7 @@ class RequestGuards:
                 return
             if checked.changed:  # a string was put in normal form C
                 body = json.dumps(checked.data).encode()
+            scope[PARSED_BODY] = checked.data
         sent = False
 
         async def replay() -> Message:

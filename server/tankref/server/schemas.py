@@ -230,27 +230,46 @@ class LogEntry(BaseModel):
     )
 
 
-_LOG_ENTRY_FIELDS = tuple(LogEntry.model_fields)
+_SERIALISED = ("result", "table")  # the parts log_entry_json takes as JSON already
+
+
+def _entry_layout() -> list[str | tuple[str, ...]]:
+    """``LogEntry``'s fields in order: each part given as JSON on its own, the fields between
+    them in runs (each run serialised in one call)."""
+    layout: list[str | tuple[str, ...]] = []
+    run: list[str] = []
+    for name in LogEntry.model_fields:
+        if name in _SERIALISED:
+            if run:
+                layout.append(tuple(run))
+                run = []
+            layout.append(name)
+        else:
+            run.append(name)
+    if run:
+        layout.append(tuple(run))
+    return layout
+
+
+_ENTRY_LAYOUT = _entry_layout()
 
 
 def log_entry_json(*, result: bytes, table: bytes, **fields: Any) -> str:
     """``LogEntry(..., result=, table=, **fields).model_dump_json()``, byte for byte (tested),
     built from the parts: what the referee built itself is not validated again, and the two
     parts it has serialised already go in as they are (the result, whose digest is taken
-    of these very bytes; the table's summary, which the reply carries too). A field of
-    ``LogEntry`` left out is a KeyError, not a silently shorter entry."""
+    of these very bytes; the table's summary, which the reply carries too). The fields
+    between them go in runs, one ``to_json`` of a dict each (its braces dropped), not one
+    call per field. A field of ``LogEntry`` left out is a KeyError, not a silently shorter
+    entry."""
     given = {"result": result, "table": table}
-    return b"".join(
-        (
-            b"{",
-            b",".join(
-                b'"%s":%s'
-                % (name.encode(), given[name] if name in given else to_json(fields[name]))
-                for name in _LOG_ENTRY_FIELDS
-            ),
-            b"}",
-        )
-    ).decode()
+    parts = [
+        b'"%s":%s' % (part.encode(), given[part])
+        if isinstance(part, str)
+        else to_json({name: fields[name] for name in part})[1:-1]
+        for part in _ENTRY_LAYOUT
+    ]
+    return (b"{%s}" % b",".join(parts)).decode()
 
 
 class Reply(BaseModel):

@@ -52,6 +52,9 @@ class Settings:
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     long_poll_max_seconds: float = 25.0
     log_page_max: int = 500
+    # POST .../actions answered by routes.actions.QuickAction (False: by FastAPI's route
+    # alone; the tests compare the two).
+    quick_actions: bool = True
 
     @property
     def loopback(self) -> bool:
