@@ -23,6 +23,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
 from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
+from tankref.core.trusted import built, copied
 
 
 def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
@@ -98,7 +99,7 @@ class Context(Generic[S, U]):
         self.before = before
         self.state: S = before.clone()
         self.bag = DiceBag(self.state.dice, dice, supplied)
-        self.result = Result(action=action)
+        self.result = built(Result, action=action)
         self._touched: dict[str, None] = {}  # insertion-ordered set
         self._copied: set[str] = set()
 
@@ -116,7 +117,7 @@ class Context(Generic[S, U]):
         if units is None:
             raise KeyError(unit_id)
         if unit_id not in self._copied:
-            units[unit_id] = units[unit_id].model_copy()
+            units[unit_id] = copied(units[unit_id])
             self._copied.add(unit_id)
         self._touched.setdefault(unit_id)
         return units[unit_id]
@@ -154,8 +155,12 @@ class Context(Generic[S, U]):
         ):
             return
         self.result.rulings.append(
-            RulingNote(
-                clause=clause, text=text, option=option, value=None if value is None else str(value)
+            built(
+                RulingNote,
+                clause=clause,
+                text=text,
+                option=option,
+                value=None if value is None else str(value),
             )
         )
 
@@ -167,14 +172,19 @@ class Context(Generic[S, U]):
         applies_to: ModifierTarget,
         ruling: str | None = None,
     ) -> Modifier:
-        mod = Modifier(
-            clause=clause, label=label, amount=amount, applies_to=applies_to, ruling=ruling
+        mod = built(
+            Modifier,
+            clause=clause,
+            label=label,
+            amount=amount,
+            applies_to=applies_to,
+            ruling=ruling,
         )
         self.result.modifiers.append(mod)
         return mod
 
     def event(self, kind: str, clause: str | None, text: str, **data: Any) -> None:
-        self.result.events.append(Event(kind=kind, clause=clause, text=text, data=data))
+        self.result.events.append(built(Event, kind=kind, clause=clause, text=text, data=data))
 
     # --- drawing a unit (the ruleset's) ---------------------------------------------------
     def label(self, unit: U) -> str:
@@ -207,7 +217,7 @@ class Context(Generic[S, U]):
         after_map = self._map_of(self.state, unit_id)
         if after_map is None:
             name = str(getattr(before, "name", unit_id)) if before is not None else unit_id
-            return TankChange(tank_id=unit_id, name=name, changes={"removed": [False, True]})
+            return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
         after = after_map[unit_id]
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
@@ -227,7 +237,8 @@ class Context(Generic[S, U]):
         label = self.label(after)
         last = next((line for line in reversed(self.result.summary) if label in line), None)
         markers, tooltip = self.view(after, last)
-        return TankChange(
+        return built(
+            TankChange,
             tank_id=unit_id,
             name=str(getattr(after, "name", unit_id)),
             changes=diff,

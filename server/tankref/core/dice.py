@@ -25,6 +25,7 @@ from tankref.core.errors import (
     RulesError,
     bad_value,
 )
+from tankref.core.trusted import built
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -114,29 +115,53 @@ def _keyed(seed: str, player_seeds: tuple[str, ...]) -> tuple[Any, Any]:
 _FIRST_ATTEMPT = (0).to_bytes(4, "big")
 
 
+class Draws:
+    """The numbers of one seed and set of player seeds: HMAC-SHA256 over the player seeds
+    (each length-prefixed), the counter and an attempt number, rejection sampled. Keyed once,
+    for all the draws of one adjudication (a hot path: every die and card draw)."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, seed: str, player_seeds: Sequence[str]) -> None:
+        seeds = player_seeds if type(player_seeds) is tuple else tuple(player_seeds)
+        self._inner, self._outer = _keyed(seed, seeds)
+
+    def number(self, counter: int, sides: int) -> int:
+        """A uniform number in 1..sides for this counter."""
+        if sides < 1:
+            raise ValueError("sides must be positive")
+        limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
+        inner = self._inner.copy()
+        inner.update(counter.to_bytes(8, "big") + _FIRST_ATTEMPT)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        digest = outer.digest()
+        value = int.from_bytes(digest[:4], "big")
+        if value < limit:  # the first word nearly always fits
+            return value % sides + 1
+        return self._rejected(counter, sides, limit, digest)
+
+    def _rejected(self, counter: int, sides: int, limit: int, digest: bytes) -> int:
+        attempt = 0
+        while True:
+            for i in range(0, 32, 4):
+                value = int.from_bytes(digest[i : i + 4], "big")
+                if value < limit:
+                    return value % sides + 1
+            attempt += 1  # all eight words rejected: astronomically rare, but stay unbiased
+            inner = self._inner.copy()
+            inner.update(counter.to_bytes(8, "big") + attempt.to_bytes(4, "big"))
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            digest = outer.digest()
+
+
 def draw_number(seed: str, player_seeds: Sequence[str], counter: int, sides: int) -> int:
     """A uniform number in 1..sides for this counter: HMAC-SHA256 over the player seeds
     (each length-prefixed), the counter and an attempt number, rejection sampled."""
     if sides < 1:
         raise ValueError("sides must be positive")
-    seeds = player_seeds if type(player_seeds) is tuple else tuple(player_seeds)
-    inner_keyed, outer_keyed = _keyed(seed, seeds)
-    limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
-    attempt = 0
-    while True:
-        inner = inner_keyed.copy()
-        inner.update(
-            counter.to_bytes(8, "big")
-            + (_FIRST_ATTEMPT if attempt == 0 else attempt.to_bytes(4, "big"))
-        )
-        outer = outer_keyed.copy()
-        outer.update(inner.digest())
-        digest = outer.digest()
-        for i in range(0, 32, 4):
-            value = int.from_bytes(digest[i : i + 4], "big")
-            if value < limit:
-                return value % sides + 1
-        attempt += 1  # all eight words rejected: astronomically rare, but stay unbiased
+    return Draws(seed, player_seeds).number(counter, sides)
 
 
 class SuppliedDice(BaseModel):
@@ -210,6 +235,7 @@ class DiceBag:
         self.damage_card = supplied.damage_card if supplied else None
         self.damage_card_taken = False
         self.counter = state.counter  # kept here on the hot path; see ``settled_state``
+        self._draws: Draws | None = None
         # A card alone on a server-dice table is the table's deck answering: the referee
         # still rolls the dice.
         card_only = (
@@ -254,7 +280,8 @@ class DiceBag:
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
             out = [
-                Roll(
+                built(
+                    Roll,
                     die=die,
                     face=face,
                     icons=faces_of[face - 1].icons,
@@ -268,12 +295,13 @@ class DiceBag:
         else:
             first = self.counter
             self.counter = first + count
-            seed, player_seeds, sides = self.state.seed, self.state.player_seeds, len(faces_of)
+            number, sides = self.draws.number, len(faces_of)
             out = []
             for counter in range(first, first + count):
-                face = draw_number(seed, player_seeds, counter, sides)
+                face = number(counter, sides)
                 out.append(
-                    Roll(
+                    built(
+                        Roll,
                         die=die,
                         face=face,
                         icons=faces_of[face - 1].icons,
@@ -295,7 +323,16 @@ class DiceBag:
         """A number in 0..n-1 from the table's generator (deck shuffles; never table dice)."""
         counter = self.counter
         self.counter = counter + 1
-        return draw_number(self.state.seed, self.state.player_seeds, counter, n) - 1
+        return self.draws.number(counter, n) - 1
+
+    @property
+    def draws(self) -> Draws:
+        """The table's generator, keyed on first use (a table rolling its own dice may never
+        need it)."""
+        draws = self._draws
+        if draws is None:
+            draws = self._draws = Draws(self.state.seed, self.state.player_seeds)
+        return draws
 
     def settled_state(self) -> DiceState:
         """The generator's state after this adjudication's draws."""

@@ -5,6 +5,7 @@ an Immobilized tank (TTT-MR5), Shaken and Immobilized (TTT-MR4)."""
 from __future__ import annotations
 
 from tankref.core.adjudication import refuse
+from tankref.core.trusted import copied
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import DamageCard
 from tankref.rulesets.ttt.morale import bail_out, catastrophe_seen
@@ -20,7 +21,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
     a shuffled pile, and costs the generator one number per card instead of a whole shuffle.
     """
     state = ctx.state
-    deck = state.deck.model_copy()
+    deck = copied(state.deck)
     if not deck.draw_pile:
         deck.draw_pile = tuple(state.rules.full_deck())
         deck.discard = ()
