@@ -13,8 +13,10 @@ fields a front end is told about (``tracked``), and how it draws a unit (``view`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter, ne
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -52,6 +54,29 @@ def find_unit(
             "UNKNOWN_TANK", None, f"{field}: no {noun} {unit_id!r} on this table", field=field
         )
     return unit
+
+
+_readers: dict[tuple[type[BaseModel], tuple[str, ...]], Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _reader(cls: type[BaseModel], tracked: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """How to read a unit's tracked values at once: straight from its instance dict when they
+    are all model fields (one C call), else one by one (a tracked property)."""
+    read = _readers.get((cls, tracked))
+    if read is None:
+        if all(name in cls.model_fields for name in tracked) and len(tracked) > 1:
+            pick = itemgetter(*tracked)
+
+            def read(unit: Any) -> tuple[Any, ...]:
+                values: tuple[Any, ...] = pick(unit.__dict__)
+                return values
+        else:
+
+            def read(unit: Any) -> tuple[Any, ...]:
+                return tuple(getattr(unit, name) for name in tracked)
+
+        _readers[(cls, tracked)] = read
+    return read
 
 
 class WorkingState(Protocol):
@@ -221,17 +246,15 @@ class Context(Generic[S, U]):
         after = after_map[unit_id]
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
-            # Tracked names are model fields (their values sit in the instance dict); a name
-            # that is not one (a property) is read the long way.
-            new_values = after.__dict__
-            old_values = before.__dict__ if before is not None else {}
-            for field in self.tracked_for(after):
-                new = new_values[field] if field in new_values else getattr(after, field)
-                if before is None:
-                    old = None
-                else:
-                    old = old_values[field] if field in old_values else getattr(before, field)
-                if old != new:
+            tracked = self.tracked_for(after)
+            read = _reader(type(after), tuple(tracked))
+            new_values = read(after)
+            old_values = read(before) if before is not None else (None,) * len(tracked)
+            if new_values != old_values:
+                for field, old, new in compress(
+                    zip(tracked, old_values, new_values, strict=True),
+                    map(ne, old_values, new_values),
+                ):
                     diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
         diff.update(self.extra_changes(before, after))
         label = self.label(after)

@@ -25,7 +25,7 @@ from tankref.core.errors import (
     RulesError,
     bad_value,
 )
-from tankref.core.trusted import built
+from tankref.core.trusted import adopt
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -78,6 +78,35 @@ class Roll(BaseModel):
     source: DiceSource
     counter: int | None = None  # the generator's counter for server dice
     reroll_of: int | None = None  # index, in the same result, of the roll this one replaced
+
+
+_ROLL_FIELDS = frozenset(Roll.model_fields)
+
+
+def _fallen(
+    die: str,
+    face: int,
+    icons: tuple[str, ...],
+    purpose: str,
+    source: DiceSource,
+    counter: int | None,
+    reroll_of: int | None,
+) -> Roll:
+    """A ``Roll`` of a die the bag just rolled (every field given, in declared order): the
+    model validation would build, without validating what the bag computed itself."""
+    return adopt(
+        Roll,
+        {
+            "die": die,
+            "face": face,
+            "icons": icons,
+            "purpose": purpose,
+            "source": source,
+            "counter": counter,
+            "reroll_of": reroll_of,
+        },
+        set(_ROLL_FIELDS),
+    )
 
 
 class DiceState(BaseModel):
@@ -280,16 +309,7 @@ class DiceBag:
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
             out = [
-                built(
-                    Roll,
-                    die=die,
-                    face=face,
-                    icons=faces_of[face - 1].icons,
-                    purpose=purpose,
-                    source="table",
-                    counter=None,
-                    reroll_of=reroll_of,
-                )
+                _fallen(die, face, faces_of[face - 1].icons, purpose, "table", None, reroll_of)
                 for face in faces
             ]
         else:
@@ -300,15 +320,8 @@ class DiceBag:
             for counter in range(first, first + count):
                 face = number(counter, sides)
                 out.append(
-                    built(
-                        Roll,
-                        die=die,
-                        face=face,
-                        icons=faces_of[face - 1].icons,
-                        purpose=purpose,
-                        source="server",
-                        counter=counter,
-                        reroll_of=reroll_of,
+                    _fallen(
+                        die, face, faces_of[face - 1].icons, purpose, "server", counter, reroll_of
                     )
                 )
         self.rolls.extend(out)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -57,6 +58,7 @@ EPSILON_DEG: float = 1e-6
 # below anything a player can place, so "on the boundary" means "within this of it".
 LENGTH_EPSILON: float = 1e-9
 _LENGTH_EPSILON_SQ = LENGTH_EPSILON * LENGTH_EPSILON
+_REACH_MARGIN = 1e-6  # a polygon's quick-reject box: a thousand LENGTH_EPSILONs wide
 MAX_COORD: float = 10_000.0
 MAX_RADIUS: float = 1_000.0
 MAX_POLYGON_POINTS: int = 1_000
@@ -186,6 +188,13 @@ class Polygon(BaseModel):
             raise ValueError("polygon has zero area (its points are collinear or cancel out)")
         return self
 
+    @cached_property
+    def reach(self) -> Box:
+        """Its box, widened well past LENGTH_EPSILON: a point or segment wholly to one side of
+        it cannot touch the polygon (a cheap reject before the exact tests). Worked out once
+        per polygon (a cached property is no field: never serialised or compared)."""
+        return bounding_box(self, _REACH_MARGIN)
+
 
 Shape = Annotated[Circle | Polygon, Field(discriminator="shape")]
 
@@ -222,9 +231,13 @@ def _polygon_contains(points: tuple[tuple[float, float], ...], px: float, pz: fl
 
 def contains(shape: Circle | Polygon, p: Point) -> bool:
     """True when ``p`` is inside ``shape`` or on its boundary."""
+    px, pz = p
     if isinstance(shape, Circle):
-        return _hypot(p[0] - shape.x, p[1] - shape.z) <= shape.radius + LENGTH_EPSILON
-    return _polygon_contains(shape.points, p[0], p[1])
+        return _hypot(px - shape.x, pz - shape.z) <= shape.radius + LENGTH_EPSILON
+    x0, z0, x1, z1 = shape.reach
+    if px < x0 or px > x1 or pz < z0 or pz > z1:
+        return False
+    return _polygon_contains(shape.points, px, pz)
 
 
 def _segment_crosses_boundary(
@@ -259,6 +272,14 @@ def segment_enters(shape: Circle | Polygon, a: Point, b: Point) -> bool:
     if isinstance(shape, Circle):
         d = _segment_point_distance(ax, az, bx, bz, shape.x, shape.z)
         return d <= shape.radius + LENGTH_EPSILON
+    x0, z0, x1, z1 = shape.reach
+    if (
+        (ax < x0 and bx < x0)
+        or (ax > x1 and bx > x1)
+        or (az < z0 and bz < z0)
+        or (az > z1 and bz > z1)
+    ):
+        return False  # wholly to one side of its box
     pts = shape.points
     if _polygon_contains(pts, ax, az) or _polygon_contains(pts, bx, bz):
         return True

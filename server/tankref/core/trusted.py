@@ -20,6 +20,7 @@ from pydantic_core import PydanticUndefined
 M = TypeVar("M", bound=BaseModel)
 
 _set = object.__setattr__
+_new = object.__new__
 
 
 class _Shape:
@@ -51,15 +52,21 @@ def _shape(cls: type[BaseModel]) -> _Shape:
 def built(cls: type[M], **values: Any) -> M:
     """``cls(**values)`` for values the engine computed, of the fields' types (and every
     required field given): the same object, without validating it."""
-    shape = _shape(cls)
+    shape = _SHAPES.get(cls) or _shape(cls)
     fields = shape.template.copy()
     fields.update(values)  # an existing key keeps its (declared) place
     for name, factory in shape.factories:
         if name not in values:
             fields[name] = factory()
-    obj = cls.__new__(cls)
+    return adopt(cls, fields, set(values))
+
+
+def adopt(cls: type[M], fields: dict[str, Any], given: set[str]) -> M:
+    """A ``cls`` holding ``fields`` (every field, in declared order, of its type) as its
+    values; ``given``: the names set explicitly (``model_fields_set``)."""
+    obj = _new(cls)
     _set(obj, "__dict__", fields)
-    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_fields_set__", given)
     _set(obj, "__pydantic_extra__", None)
     _set(obj, "__pydantic_private__", None)
     return obj
@@ -70,7 +77,7 @@ def copied(model: M) -> M:
     fields or private attributes (none of the engine's state models) takes pydantic's path."""
     if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
         return model.model_copy()
-    obj = model.__class__.__new__(model.__class__)
+    obj = _new(model.__class__)
     _set(obj, "__dict__", model.__dict__.copy())
     _set(obj, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
     _set(obj, "__pydantic_extra__", None)
