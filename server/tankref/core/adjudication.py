@@ -231,7 +231,7 @@ class Context(Generic[S, U]):
         """Settle the dice, list each touched unit's changes: the new state and its result."""
         self.bag.finish()
         self.state.dice = self.bag.settled_state()
-        self.result.rolls = self.bag.rolls
+        assign(self.result, rolls=self.bag.rolls)
         for unit_id in self.edited:
             self.result.changes.append(self._change(unit_id))
         return Adjudication(self.state, self.result)

@@ -157,18 +157,27 @@ class Draws:
 
     def number(self, counter: int, sides: int) -> int:
         """A uniform number in 1..sides for this counter."""
+        return self.numbers(counter, 1, sides)[0]
+
+    def numbers(self, first: int, count: int, sides: int) -> list[int]:
+        """The numbers (each in 1..sides) for counters ``first`` .. ``first + count - 1``."""
         if sides < 1:
             raise ValueError("sides must be positive")
         limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
-        inner = self._inner.copy()
-        inner.update(counter.to_bytes(8, "big") + _FIRST_ATTEMPT)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        digest = outer.digest()
-        value = int.from_bytes(digest[:4], "big")
-        if value < limit:  # the first word nearly always fits
-            return value % sides + 1
-        return self._rejected(counter, sides, limit, digest)
+        inner_keyed, outer_keyed = self._inner, self._outer
+        out = []
+        for counter in range(first, first + count):
+            inner = inner_keyed.copy()
+            inner.update(counter.to_bytes(8, "big") + _FIRST_ATTEMPT)
+            outer = outer_keyed.copy()
+            outer.update(inner.digest())
+            digest = outer.digest()
+            value = int.from_bytes(digest[:4], "big")
+            if value < limit:  # the first word nearly always fits
+                out.append(value % sides + 1)
+            else:
+                out.append(self._rejected(counter, sides, limit, digest))
+        return out
 
     def _rejected(self, counter: int, sides: int, limit: int, digest: bytes) -> int:
         attempt = 0
@@ -315,15 +324,11 @@ class DiceBag:
         else:
             first = self.counter
             self.counter = first + count
-            number, sides = self.draws.number, len(faces_of)
-            out = []
-            for counter in range(first, first + count):
-                face = number(counter, sides)
-                out.append(
-                    _fallen(
-                        die, face, faces_of[face - 1].icons, purpose, "server", counter, reroll_of
-                    )
-                )
+            faces = self.draws.numbers(first, count, len(faces_of))
+            out = [
+                _fallen(die, face, faces_of[face - 1].icons, purpose, "server", counter, reroll_of)
+                for counter, face in enumerate(faces, first)
+            ]
         self.rolls.extend(out)
         return out
 
@@ -350,7 +355,8 @@ class DiceBag:
     def settled_state(self) -> DiceState:
         """The generator's state after this adjudication's draws."""
         if self.state.counter != self.counter:
-            self.state.counter = self.counter
+            self.state.__dict__["counter"] = self.counter  # the bag's own count (core.trusted)
+            self.state.__pydantic_fields_set__.add("counter")
         return self.state
 
     def take_damage_card(self, purpose: str, **extra: object) -> str | None:

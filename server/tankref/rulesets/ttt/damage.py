@@ -4,7 +4,7 @@ an Immobilized tank (TTT-MR5), Shaken and Immobilized (TTT-MR4)."""
 
 from __future__ import annotations
 
-from tankref.core.adjudication import refuse
+from tankref.core.adjudication import assign, refuse
 from tankref.core.trusted import copied
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import DamageCard
@@ -23,9 +23,9 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
     state = ctx.state
     deck = copied(state.deck)
     if not deck.draw_pile:
-        deck.draw_pile = tuple(state.rules.full_deck())
-        deck.discard = ()
-        deck.shuffles += 1
+        assign(
+            deck, draw_pile=tuple(state.rules.full_deck()), discard=(), shuffles=deck.shuffles + 1
+        )
         ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
     pile = list(deck.draw_pile)
     hit = state.tanks[tank_id]
@@ -49,9 +49,8 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
             )
         pile.remove(chosen)
         name = chosen
-    deck.draw_pile = tuple(pile)
-    deck.discard = (*deck.discard, name)
-    state.deck = deck
+    assign(deck, draw_pile=tuple(pile), discard=(*deck.discard, name))
+    assign(state, deck=deck)
     card = state.rules.deck_card(name)
     assert card is not None  # the pile only ever holds names from the deck
     return card
@@ -59,7 +58,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
 
 def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
     t = ctx.edit(tank_id)
-    t.damage = (*t.damage, card.name)
+    assign(t, damage=(*t.damage, card.name))
     label = tank_label(t)
     effect = card.effect
     text = f"Damage card: {card.name}."
