@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
-from collections.abc import Mapping, Sequence
+import struct
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -141,7 +142,7 @@ def _keyed(seed: str, player_seeds: tuple[str, ...]) -> tuple[Any, Any]:
     return inner, outer
 
 
-_FIRST_ATTEMPT = (0).to_bytes(4, "big")
+_first_word = struct.Struct(">I").unpack_from  # a digest's first 32-bit word, big-endian
 
 
 class Draws:
@@ -164,15 +165,16 @@ class Draws:
         if sides < 1:
             raise ValueError("sides must be positive")
         limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
-        inner_keyed, outer_keyed = self._inner, self._outer
+        copy_inner, copy_outer = self._inner.copy, self._outer.copy
         out = []
         for counter in range(first, first + count):
-            inner = inner_keyed.copy()
-            inner.update(counter.to_bytes(8, "big") + _FIRST_ATTEMPT)
-            outer = outer_keyed.copy()
+            inner = copy_inner()
+            # the counter's 8 bytes, then attempt 0's 4, in one go
+            inner.update((counter << 32).to_bytes(12, "big"))
+            outer = copy_outer()
             outer.update(inner.digest())
             digest = outer.digest()
-            value = int.from_bytes(digest[:4], "big")
+            (value,) = _first_word(digest)
             if value < limit:  # the first word nearly always fits
                 out.append(value % sides + 1)
             else:
@@ -359,12 +361,14 @@ class DiceBag:
             self.state.__pydantic_fields_set__.add("counter")
         return self.state
 
-    def take_damage_card(self, purpose: str, **extra: object) -> str | None:
+    def take_damage_card(self, ask: Callable[[], tuple[str, dict[str, object]]]) -> str | None:
         """The damage card the table drew by hand, if it supplied one; None: the referee
         draws. A table that draws its own cards (``damage_cards: table``) and has not sent
-        one is asked for it, like dice: ``DICE_NEEDED`` naming it, nothing changed."""
+        one is asked for it, like dice: ``DICE_NEEDED`` naming it, nothing changed. ``ask``:
+        what the request says (its purpose and details), worked out only when it is made."""
         if self.damage_card is None and self.state.damage_cards == "table":
-            raise DiceNeeded(DiceNeed("damage_card", 1, purpose, dict(extra)), dict(self._used))
+            purpose, extra = ask()
+            raise DiceNeeded(DiceNeed("damage_card", 1, purpose, extra), dict(self._used))
         self.damage_card_taken = True
         return self.damage_card
 

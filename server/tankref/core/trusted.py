@@ -72,12 +72,21 @@ def adopt(cls: type[M], fields: dict[str, Any], given: set[str]) -> M:
     return obj
 
 
+_plain: dict[type[BaseModel], bool] = {}  # class -> no extra fields, no private attributes
+
+
 def copied(model: M) -> M:
     """``model.model_copy()``: shallow (the fields' values are shared). A model with extra
     fields or private attributes (none of the engine's state models) takes pydantic's path."""
-    if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
+    cls = model.__class__
+    plain = _plain.get(cls)
+    if plain is None:
+        plain = _plain[cls] = (
+            not cls.__private_attributes__ and cls.model_config.get("extra") != "allow"
+        )
+    if not plain:
         return model.model_copy()
-    obj = _new(model.__class__)
+    obj = _new(cls)
     _set(obj, "__dict__", model.__dict__.copy())
     _set(obj, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
     _set(obj, "__pydantic_extra__", None)

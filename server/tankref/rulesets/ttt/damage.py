@@ -28,14 +28,17 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
         )
         ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
     pile = list(deck.draw_pile)
-    hit = state.tanks[tank_id]
-    chosen = ctx.bag.take_damage_card(
-        f"for {tank_label(hit)}: {hit.player} draws it (TTT-E7)",
-        tank_id=hit.id,
-        player=hit.player,
-        cards=sorted(set(pile)),
-        deck_reshuffled=deck.shuffles != state.deck.shuffles,
-    )
+
+    def ask() -> tuple[str, dict[str, object]]:
+        hit = state.tanks[tank_id]
+        return f"for {tank_label(hit)}: {hit.player} draws it (TTT-E7)", {
+            "tank_id": hit.id,
+            "player": hit.player,
+            "cards": sorted(set(pile)),
+            "deck_reshuffled": deck.shuffles != state.deck.shuffles,
+        }
+
+    chosen = ctx.bag.take_damage_card(ask)
     if chosen is None:
         name = pile.pop(ctx.bag.uniform(len(pile)))
     else:
