@@ -13,7 +13,7 @@ fields a front end is told about (``tracked``), and how it draws a unit (``view`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter, ne
@@ -126,7 +126,7 @@ class Context(Generic[S, U]):
         self.bag = DiceBag(self.state.dice, dice, supplied)
         self.result = built(Result, action=action)
         self._touched: dict[str, None] = {}  # insertion-ordered set
-        self._copied: set[str] = set()
+        self._copies: dict[str, U] = {}  # unit id -> its private copy in the working state
 
     # --- units ---------------------------------------------------------------------------
     def _map_of(self, state: S, unit_id: str) -> MutableMapping[str, U] | None:
@@ -138,19 +138,20 @@ class Context(Generic[S, U]):
 
     def edit(self, unit_id: str) -> U:
         """The unit, privately copied into the working state on first write."""
+        unit = self._copies.get(unit_id)
+        if unit is not None:  # copied (and touched) already in this action
+            return unit
         units = self._map_of(self.state, unit_id)
         if units is None:
             raise KeyError(unit_id)
-        if unit_id not in self._copied:
-            units[unit_id] = copied(units[unit_id])
-            self._copied.add(unit_id)
+        unit = units[unit_id] = self._copies[unit_id] = copied(units[unit_id])
         self._touched.setdefault(unit_id)
-        return units[unit_id]
+        return unit
 
     def add(self, unit_id: str, unit: U, attr: str | None = None) -> U:
         """A new unit in the working state (placed during setup)."""
         getattr(self.state, attr or self.unit_maps[0])[unit_id] = unit
-        self._copied.add(unit_id)
+        self._copies[unit_id] = unit
         self._touched.setdefault(unit_id)
         return unit
 
@@ -159,11 +160,17 @@ class Context(Generic[S, U]):
         units = self._map_of(self.state, unit_id)
         if units is not None:
             del units[unit_id]
+        self._copies.pop(unit_id, None)
         self._touched.setdefault(unit_id)
 
     def touch(self, unit_id: str) -> None:
         """Report the unit in the changes though none of its fields changed (it acted)."""
         self._touched.setdefault(unit_id)
+
+    @property
+    def touched(self) -> Collection[str]:
+        """The units this action touched, in no particular order (``edited``: in order)."""
+        return self._touched.keys()
 
     @property
     def edited(self) -> list[str]:

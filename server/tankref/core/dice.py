@@ -14,6 +14,8 @@ import hashlib
 import secrets
 import struct
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
+from operator import is_
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -336,7 +338,9 @@ class DiceBag:
 
     def reroll(self, old: Roll, purpose: str) -> Roll:
         """Roll again the die that showed ``old`` (a star or a Grizzled reroll)."""
-        index = next(i for i in range(len(self.rolls) - 1, -1, -1) if self.rolls[i] is old)
+        rolls = self.rolls
+        # the last roll that is ``old`` itself (not one equal to it), found in C
+        index = len(rolls) - 1 - list(map(is_, reversed(rolls), repeat(old))).index(True)
         return self.roll(old.die, 1, purpose, reroll_of=index)[0]
 
     def uniform(self, n: int) -> int:

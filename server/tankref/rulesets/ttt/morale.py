@@ -117,7 +117,7 @@ def _fewer_movers(ctx: Context) -> set[str]:
     tanks, and this runs after every action, whatever the size of the table."""
     before, now = ctx.before.tanks, ctx.state.tanks
     net: dict[str, int] = {}
-    for tank_id in ctx.edited:
+    for tank_id in ctx.touched:
         old = before.get(tank_id)
         tank = now.get(tank_id)
         if tank is old:
