@@ -59,6 +59,7 @@ EPSILON_DEG: float = 1e-6
 LENGTH_EPSILON: float = 1e-9
 _LENGTH_EPSILON_SQ = LENGTH_EPSILON * LENGTH_EPSILON
 _REACH_MARGIN = 1e-6  # a polygon's quick-reject box: a thousand LENGTH_EPSILONs wide
+_UPRIGHT = 1e-9  # a line of fire this little across is read as upright by the grid index
 MAX_COORD: float = 10_000.0
 MAX_RADIUS: float = 1_000.0
 MAX_POLYGON_POINTS: int = 1_000
@@ -281,7 +282,10 @@ def segment_enters(shape: Circle | Polygon, a: Point, b: Point) -> bool:
     ):
         return False  # wholly to one side of its box
     pts = shape.points
-    if _polygon_contains(pts, ax, az) or _polygon_contains(pts, bx, bz):
+    # an end outside the box is not inside (nor on) the polygon: no need to walk its edges
+    if (x0 <= ax <= x1 and z0 <= az <= z1 and _polygon_contains(pts, ax, az)) or (
+        x0 <= bx <= x1 and z0 <= bz <= z1 and _polygon_contains(pts, bx, bz)
+    ):
         return True
     # Both ends strictly outside: the segment enters only by meeting the boundary.
     return _segment_crosses_boundary(pts, ax, az, bx, bz)
@@ -368,7 +372,10 @@ class SegmentIndex:
         if c1 - c0 + 1 > self.count:  # a long line across a sparse index: look at all
             return list(range(self.count))
         dx, dz = bx - ax, bz - az
-        slope = dz / dx if dx != 0.0 else 0.0
+        # A nearly upright line is taken as upright: its whole z span in each column it
+        # crosses (a superset, as ``near`` may give), never a slope that overflows to inf/NaN.
+        upright = abs(dx) < _UPRIGHT
+        slope = 0.0 if upright else dz / dx
         found: set[int] = set(self.always)
         budget = 2 * self.count + 2  # columns and cells worth a look before all is cheaper
         columns = self.columns
@@ -377,7 +384,7 @@ class SegmentIndex:
             if column is None:  # nothing filed in this column
                 continue
             # The part of the segment over this column (a column's width, widened by m).
-            if dx == 0.0:
+            if upright:
                 z_lo, z_hi = (az, bz) if az <= bz else (bz, az)
             else:
                 xa = x_lo if x_lo > c * cell - m else c * cell - m
