@@ -247,13 +247,24 @@ def _segment_crosses_boundary(
     """Whether segment a-b meets any polygon edge, given that neither a nor b is on one."""
     sx = bx - ax
     sz = bz - az
+    len2 = sx * sx + sz * sz
     cx, cz = points[-1]
     for dx, dz in points:
-        # A vertex lying on a-b covers touching and collinear overlap (a and b are not on edges).
-        if _segment_point_distance(ax, az, bx, bz, cx, cz) <= LENGTH_EPSILON:
+        # A vertex lying on a-b covers touching and collinear overlap (a and b are not on edges):
+        # ``_segment_point_distance(ax, az, bx, bz, cx, cz)``, written out (the same arithmetic).
+        wx = cx - ax
+        wz = cz - az
+        dot = wx * sx + wz * sz
+        if dot <= 0.0:
+            near = _hypot(wx, wz)
+        elif dot >= len2:
+            near = _hypot(cx - bx, cz - bz)
+        else:
+            near = abs(wx * sz - wz * sx) / _sqrt(len2)
+        if near <= LENGTH_EPSILON:
             return True
         # Proper crossing: each segment's ends strictly on opposite sides of the other.
-        o1 = sx * (cz - az) - sz * (cx - ax)
+        o1 = sx * wz - sz * wx
         o2 = sx * (dz - az) - sz * (dx - ax)
         if (o1 < 0.0 < o2) or (o2 < 0.0 < o1):
             ex = dx - cx

@@ -10,6 +10,7 @@ plan, so the odds and the adjudication cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter, methodcaller
 
 from tankref.core import flow
 from tankref.core.adjudication import assign, refuse
@@ -409,6 +410,10 @@ def _spend_reroll(ctx: Context, tank_id: str, stage: str) -> None:
     ctx.rule("TTT-CR1", text, "grizzled_reroll", option)
 
 
+_icons = attrgetter("icons")
+_pens_on = methodcaller("count", PEN)  # PEN icons on a face's icons
+
+
 @dataclass
 class _Pool:
     """The red dice as they stand: the latest roll in each die's slot."""
@@ -417,7 +422,7 @@ class _Pool:
 
     @property
     def pens(self) -> int:
-        return sum([r.icons.count(PEN) for r in self.slots])
+        return sum(map(_pens_on, map(_icons, self.slots)))
 
     def weakest(self) -> int:
         """The slot showing the fewest PEN icons (blanks first)."""
