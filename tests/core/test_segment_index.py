@@ -69,3 +69,16 @@ def test_boxes_too_big_to_file_are_offered_to_every_line() -> None:
     listed = [bounding_box(Circle(x=0.0, z=0.0, radius=500.0))]
     listed += [bounding_box(Circle(x=600.0 + 6.0 * k, z=0.0, radius=1.0)) for k in range(10)]
     assert SegmentIndex(listed).near((-100.0, 300.0), (-90.0, 310.0)) == [0]
+
+
+def test_nearly_upright_line_is_read_as_upright() -> None:
+    """A line a hair off upright (dx of 5e-324 or 1e-300) once overflowed the index's slope to
+    inf/NaN and raised; it is now read as upright: every box on it is still found, none
+    raises (hypothesis found it)."""
+    pieces = [Circle(x=-300.0 + 6.0 * k, z=30.0, radius=1.0) for k in range(100)]
+    pieces.append(Circle(x=0.0, z=0.0, radius=2.0))  # on the line
+    index = SegmentIndex([bounding_box(p) for p in pieces])
+    for dx in (5e-324, 1e-300, -1e-300, 1e-12):
+        found = index.near((0.0, -20.0), (dx, 20.0))
+        assert 100 in found
+        assert found == sorted(set(found))

@@ -13,8 +13,10 @@ fields a front end is told about (``tracked``), and how it draws a unit (``view`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter, ne
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -23,6 +25,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
 from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
+from tankref.core.trusted import built, copied
 
 
 def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
@@ -51,6 +54,29 @@ def find_unit(
             "UNKNOWN_TANK", None, f"{field}: no {noun} {unit_id!r} on this table", field=field
         )
     return unit
+
+
+_readers: dict[tuple[type[BaseModel], tuple[str, ...]], Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _reader(cls: type[BaseModel], tracked: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """How to read a unit's tracked values at once: straight from its instance dict when they
+    are all model fields (one C call), else one by one (a tracked property)."""
+    read = _readers.get((cls, tracked))
+    if read is None:
+        if all(name in cls.model_fields for name in tracked) and len(tracked) > 1:
+            pick = itemgetter(*tracked)
+
+            def read(unit: Any) -> tuple[Any, ...]:
+                values: tuple[Any, ...] = pick(unit.__dict__)
+                return values
+        else:
+
+            def read(unit: Any) -> tuple[Any, ...]:
+                return tuple(getattr(unit, name) for name in tracked)
+
+        _readers[(cls, tracked)] = read
+    return read
 
 
 class WorkingState(Protocol):
@@ -98,9 +124,9 @@ class Context(Generic[S, U]):
         self.before = before
         self.state: S = before.clone()
         self.bag = DiceBag(self.state.dice, dice, supplied)
-        self.result = Result(action=action)
+        self.result = built(Result, action=action)
         self._touched: dict[str, None] = {}  # insertion-ordered set
-        self._copied: set[str] = set()
+        self._copies: dict[str, U] = {}  # unit id -> its private copy in the working state
 
     # --- units ---------------------------------------------------------------------------
     def _map_of(self, state: S, unit_id: str) -> MutableMapping[str, U] | None:
@@ -112,19 +138,20 @@ class Context(Generic[S, U]):
 
     def edit(self, unit_id: str) -> U:
         """The unit, privately copied into the working state on first write."""
+        unit = self._copies.get(unit_id)
+        if unit is not None:  # copied (and touched) already in this action
+            return unit
         units = self._map_of(self.state, unit_id)
         if units is None:
             raise KeyError(unit_id)
-        if unit_id not in self._copied:
-            units[unit_id] = units[unit_id].model_copy()
-            self._copied.add(unit_id)
+        unit = units[unit_id] = self._copies[unit_id] = copied(units[unit_id])
         self._touched.setdefault(unit_id)
-        return units[unit_id]
+        return unit
 
     def add(self, unit_id: str, unit: U, attr: str | None = None) -> U:
         """A new unit in the working state (placed during setup)."""
         getattr(self.state, attr or self.unit_maps[0])[unit_id] = unit
-        self._copied.add(unit_id)
+        self._copies[unit_id] = unit
         self._touched.setdefault(unit_id)
         return unit
 
@@ -133,11 +160,17 @@ class Context(Generic[S, U]):
         units = self._map_of(self.state, unit_id)
         if units is not None:
             del units[unit_id]
+        self._copies.pop(unit_id, None)
         self._touched.setdefault(unit_id)
 
     def touch(self, unit_id: str) -> None:
         """Report the unit in the changes though none of its fields changed (it acted)."""
         self._touched.setdefault(unit_id)
+
+    @property
+    def touched(self) -> Collection[str]:
+        """The units this action touched, in no particular order (``edited``: in order)."""
+        return self._touched.keys()
 
     @property
     def edited(self) -> list[str]:
@@ -154,8 +187,12 @@ class Context(Generic[S, U]):
         ):
             return
         self.result.rulings.append(
-            RulingNote(
-                clause=clause, text=text, option=option, value=None if value is None else str(value)
+            built(
+                RulingNote,
+                clause=clause,
+                text=text,
+                option=option,
+                value=None if value is None else str(value),
             )
         )
 
@@ -167,14 +204,19 @@ class Context(Generic[S, U]):
         applies_to: ModifierTarget,
         ruling: str | None = None,
     ) -> Modifier:
-        mod = Modifier(
-            clause=clause, label=label, amount=amount, applies_to=applies_to, ruling=ruling
+        mod = built(
+            Modifier,
+            clause=clause,
+            label=label,
+            amount=amount,
+            applies_to=applies_to,
+            ruling=ruling,
         )
         self.result.modifiers.append(mod)
         return mod
 
     def event(self, kind: str, clause: str | None, text: str, **data: Any) -> None:
-        self.result.events.append(Event(kind=kind, clause=clause, text=text, data=data))
+        self.result.events.append(built(Event, kind=kind, clause=clause, text=text, data=data))
 
     # --- drawing a unit (the ruleset's) ---------------------------------------------------
     def label(self, unit: U) -> str:
@@ -196,7 +238,7 @@ class Context(Generic[S, U]):
         """Settle the dice, list each touched unit's changes: the new state and its result."""
         self.bag.finish()
         self.state.dice = self.bag.settled_state()
-        self.result.rolls = self.bag.rolls
+        assign(self.result, rolls=self.bag.rolls)
         for unit_id in self.edited:
             self.result.changes.append(self._change(unit_id))
         return Adjudication(self.state, self.result)
@@ -207,27 +249,26 @@ class Context(Generic[S, U]):
         after_map = self._map_of(self.state, unit_id)
         if after_map is None:
             name = str(getattr(before, "name", unit_id)) if before is not None else unit_id
-            return TankChange(tank_id=unit_id, name=name, changes={"removed": [False, True]})
+            return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
         after = after_map[unit_id]
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
-            # Tracked names are model fields (their values sit in the instance dict); a name
-            # that is not one (a property) is read the long way.
-            new_values = after.__dict__
-            old_values = before.__dict__ if before is not None else {}
-            for field in self.tracked_for(after):
-                new = new_values[field] if field in new_values else getattr(after, field)
-                if before is None:
-                    old = None
-                else:
-                    old = old_values[field] if field in old_values else getattr(before, field)
-                if old != new:
+            tracked = self.tracked_for(after)
+            read = _reader(type(after), tuple(tracked))
+            new_values = read(after)
+            old_values = read(before) if before is not None else (None,) * len(tracked)
+            if new_values != old_values:
+                for field, old, new in compress(
+                    zip(tracked, old_values, new_values, strict=True),
+                    map(ne, old_values, new_values),
+                ):
                     diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
         diff.update(self.extra_changes(before, after))
         label = self.label(after)
         last = next((line for line in reversed(self.result.summary) if label in line), None)
         markers, tooltip = self.view(after, last)
-        return TankChange(
+        return built(
+            TankChange,
             tank_id=unit_id,
             name=str(getattr(after, "name", unit_id)),
             changes=diff,

@@ -12,7 +12,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
-from collections.abc import Mapping, Sequence
+import struct
+from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
+from operator import is_
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -25,6 +28,7 @@ from tankref.core.errors import (
     RulesError,
     bad_value,
 )
+from tankref.core.trusted import adopt
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -79,6 +83,35 @@ class Roll(BaseModel):
     reroll_of: int | None = None  # index, in the same result, of the roll this one replaced
 
 
+_ROLL_FIELDS = frozenset(Roll.model_fields)
+
+
+def _fallen(
+    die: str,
+    face: int,
+    icons: tuple[str, ...],
+    purpose: str,
+    source: DiceSource,
+    counter: int | None,
+    reroll_of: int | None,
+) -> Roll:
+    """A ``Roll`` of a die the bag just rolled (every field given, in declared order): the
+    model validation would build, without validating what the bag computed itself."""
+    return adopt(
+        Roll,
+        {
+            "die": die,
+            "face": face,
+            "icons": icons,
+            "purpose": purpose,
+            "source": source,
+            "counter": counter,
+            "reroll_of": reroll_of,
+        },
+        set(_ROLL_FIELDS),
+    )
+
+
 class DiceState(BaseModel):
     """The table's generator: seed and how many numbers it has drawn."""
 
@@ -111,7 +144,58 @@ def _keyed(seed: str, player_seeds: tuple[str, ...]) -> tuple[Any, Any]:
     return inner, outer
 
 
-_FIRST_ATTEMPT = (0).to_bytes(4, "big")
+_first_word = struct.Struct(">I").unpack_from  # a digest's first 32-bit word, big-endian
+
+
+class Draws:
+    """The numbers of one seed and set of player seeds: HMAC-SHA256 over the player seeds
+    (each length-prefixed), the counter and an attempt number, rejection sampled. Keyed once,
+    for all the draws of one adjudication (a hot path: every die and card draw)."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, seed: str, player_seeds: Sequence[str]) -> None:
+        seeds = player_seeds if type(player_seeds) is tuple else tuple(player_seeds)
+        self._inner, self._outer = _keyed(seed, seeds)
+
+    def number(self, counter: int, sides: int) -> int:
+        """A uniform number in 1..sides for this counter."""
+        return self.numbers(counter, 1, sides)[0]
+
+    def numbers(self, first: int, count: int, sides: int) -> list[int]:
+        """The numbers (each in 1..sides) for counters ``first`` .. ``first + count - 1``."""
+        if sides < 1:
+            raise ValueError("sides must be positive")
+        limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
+        copy_inner, copy_outer = self._inner.copy, self._outer.copy
+        out = []
+        for counter in range(first, first + count):
+            inner = copy_inner()
+            # the counter's 8 bytes, then attempt 0's 4, in one go
+            inner.update((counter << 32).to_bytes(12, "big"))
+            outer = copy_outer()
+            outer.update(inner.digest())
+            digest = outer.digest()
+            (value,) = _first_word(digest)
+            if value < limit:  # the first word nearly always fits
+                out.append(value % sides + 1)
+            else:
+                out.append(self._rejected(counter, sides, limit, digest))
+        return out
+
+    def _rejected(self, counter: int, sides: int, limit: int, digest: bytes) -> int:
+        attempt = 0
+        while True:
+            for i in range(0, 32, 4):
+                value = int.from_bytes(digest[i : i + 4], "big")
+                if value < limit:
+                    return value % sides + 1
+            attempt += 1  # all eight words rejected: astronomically rare, but stay unbiased
+            inner = self._inner.copy()
+            inner.update(counter.to_bytes(8, "big") + attempt.to_bytes(4, "big"))
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            digest = outer.digest()
 
 
 def draw_number(seed: str, player_seeds: Sequence[str], counter: int, sides: int) -> int:
@@ -119,24 +203,7 @@ def draw_number(seed: str, player_seeds: Sequence[str], counter: int, sides: int
     (each length-prefixed), the counter and an attempt number, rejection sampled."""
     if sides < 1:
         raise ValueError("sides must be positive")
-    seeds = player_seeds if type(player_seeds) is tuple else tuple(player_seeds)
-    inner_keyed, outer_keyed = _keyed(seed, seeds)
-    limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
-    attempt = 0
-    while True:
-        inner = inner_keyed.copy()
-        inner.update(
-            counter.to_bytes(8, "big")
-            + (_FIRST_ATTEMPT if attempt == 0 else attempt.to_bytes(4, "big"))
-        )
-        outer = outer_keyed.copy()
-        outer.update(inner.digest())
-        digest = outer.digest()
-        for i in range(0, 32, 4):
-            value = int.from_bytes(digest[i : i + 4], "big")
-            if value < limit:
-                return value % sides + 1
-        attempt += 1  # all eight words rejected: astronomically rare, but stay unbiased
+    return Draws(seed, player_seeds).number(counter, sides)
 
 
 class SuppliedDice(BaseModel):
@@ -210,6 +277,7 @@ class DiceBag:
         self.damage_card = supplied.damage_card if supplied else None
         self.damage_card_taken = False
         self.counter = state.counter  # kept here on the hot path; see ``settled_state``
+        self._draws: Draws | None = None
         # A card alone on a server-dice table is the table's deck answering: the referee
         # still rolls the dice.
         card_only = (
@@ -254,61 +322,57 @@ class DiceBag:
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
             out = [
-                Roll(
-                    die=die,
-                    face=face,
-                    icons=faces_of[face - 1].icons,
-                    purpose=purpose,
-                    source="table",
-                    counter=None,
-                    reroll_of=reroll_of,
-                )
+                _fallen(die, face, faces_of[face - 1].icons, purpose, "table", None, reroll_of)
                 for face in faces
             ]
         else:
             first = self.counter
             self.counter = first + count
-            seed, player_seeds, sides = self.state.seed, self.state.player_seeds, len(faces_of)
-            out = []
-            for counter in range(first, first + count):
-                face = draw_number(seed, player_seeds, counter, sides)
-                out.append(
-                    Roll(
-                        die=die,
-                        face=face,
-                        icons=faces_of[face - 1].icons,
-                        purpose=purpose,
-                        source="server",
-                        counter=counter,
-                        reroll_of=reroll_of,
-                    )
-                )
+            faces = self.draws.numbers(first, count, len(faces_of))
+            out = [
+                _fallen(die, face, faces_of[face - 1].icons, purpose, "server", counter, reroll_of)
+                for counter, face in enumerate(faces, first)
+            ]
         self.rolls.extend(out)
         return out
 
     def reroll(self, old: Roll, purpose: str) -> Roll:
         """Roll again the die that showed ``old`` (a star or a Grizzled reroll)."""
-        index = next(i for i in range(len(self.rolls) - 1, -1, -1) if self.rolls[i] is old)
+        rolls = self.rolls
+        # the last roll that is ``old`` itself (not one equal to it), found in C
+        index = len(rolls) - 1 - list(map(is_, reversed(rolls), repeat(old))).index(True)
         return self.roll(old.die, 1, purpose, reroll_of=index)[0]
 
     def uniform(self, n: int) -> int:
         """A number in 0..n-1 from the table's generator (deck shuffles; never table dice)."""
         counter = self.counter
         self.counter = counter + 1
-        return draw_number(self.state.seed, self.state.player_seeds, counter, n) - 1
+        return self.draws.number(counter, n) - 1
+
+    @property
+    def draws(self) -> Draws:
+        """The table's generator, keyed on first use (a table rolling its own dice may never
+        need it)."""
+        draws = self._draws
+        if draws is None:
+            draws = self._draws = Draws(self.state.seed, self.state.player_seeds)
+        return draws
 
     def settled_state(self) -> DiceState:
         """The generator's state after this adjudication's draws."""
         if self.state.counter != self.counter:
-            self.state.counter = self.counter
+            self.state.__dict__["counter"] = self.counter  # the bag's own count (core.trusted)
+            self.state.__pydantic_fields_set__.add("counter")
         return self.state
 
-    def take_damage_card(self, purpose: str, **extra: object) -> str | None:
+    def take_damage_card(self, ask: Callable[[], tuple[str, dict[str, object]]]) -> str | None:
         """The damage card the table drew by hand, if it supplied one; None: the referee
         draws. A table that draws its own cards (``damage_cards: table``) and has not sent
-        one is asked for it, like dice: ``DICE_NEEDED`` naming it, nothing changed."""
+        one is asked for it, like dice: ``DICE_NEEDED`` naming it, nothing changed. ``ask``:
+        what the request says (its purpose and details), worked out only when it is made."""
         if self.damage_card is None and self.state.damage_cards == "table":
-            raise DiceNeeded(DiceNeed("damage_card", 1, purpose, dict(extra)), dict(self._used))
+            purpose, extra = ask()
+            raise DiceNeeded(DiceNeed("damage_card", 1, purpose, extra), dict(self._used))
         self.damage_card_taken = True
         return self.damage_card
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -57,6 +58,8 @@ EPSILON_DEG: float = 1e-6
 # below anything a player can place, so "on the boundary" means "within this of it".
 LENGTH_EPSILON: float = 1e-9
 _LENGTH_EPSILON_SQ = LENGTH_EPSILON * LENGTH_EPSILON
+_REACH_MARGIN = 1e-6  # a polygon's quick-reject box: a thousand LENGTH_EPSILONs wide
+_UPRIGHT = 1e-9  # a line of fire this little across is read as upright by the grid index
 MAX_COORD: float = 10_000.0
 MAX_RADIUS: float = 1_000.0
 MAX_POLYGON_POINTS: int = 1_000
@@ -186,6 +189,13 @@ class Polygon(BaseModel):
             raise ValueError("polygon has zero area (its points are collinear or cancel out)")
         return self
 
+    @cached_property
+    def reach(self) -> Box:
+        """Its box, widened well past LENGTH_EPSILON: a point or segment wholly to one side of
+        it cannot touch the polygon (a cheap reject before the exact tests). Worked out once
+        per polygon (a cached property is no field: never serialised or compared)."""
+        return bounding_box(self, _REACH_MARGIN)
+
 
 Shape = Annotated[Circle | Polygon, Field(discriminator="shape")]
 
@@ -222,9 +232,13 @@ def _polygon_contains(points: tuple[tuple[float, float], ...], px: float, pz: fl
 
 def contains(shape: Circle | Polygon, p: Point) -> bool:
     """True when ``p`` is inside ``shape`` or on its boundary."""
+    px, pz = p
     if isinstance(shape, Circle):
-        return _hypot(p[0] - shape.x, p[1] - shape.z) <= shape.radius + LENGTH_EPSILON
-    return _polygon_contains(shape.points, p[0], p[1])
+        return _hypot(px - shape.x, pz - shape.z) <= shape.radius + LENGTH_EPSILON
+    x0, z0, x1, z1 = shape.reach
+    if px < x0 or px > x1 or pz < z0 or pz > z1:
+        return False
+    return _polygon_contains(shape.points, px, pz)
 
 
 def _segment_crosses_boundary(
@@ -233,13 +247,24 @@ def _segment_crosses_boundary(
     """Whether segment a-b meets any polygon edge, given that neither a nor b is on one."""
     sx = bx - ax
     sz = bz - az
+    len2 = sx * sx + sz * sz
     cx, cz = points[-1]
     for dx, dz in points:
-        # A vertex lying on a-b covers touching and collinear overlap (a and b are not on edges).
-        if _segment_point_distance(ax, az, bx, bz, cx, cz) <= LENGTH_EPSILON:
+        # A vertex lying on a-b covers touching and collinear overlap (a and b are not on edges):
+        # ``_segment_point_distance(ax, az, bx, bz, cx, cz)``, written out (the same arithmetic).
+        wx = cx - ax
+        wz = cz - az
+        dot = wx * sx + wz * sz
+        if dot <= 0.0:
+            near = _hypot(wx, wz)
+        elif dot >= len2:
+            near = _hypot(cx - bx, cz - bz)
+        else:
+            near = abs(wx * sz - wz * sx) / _sqrt(len2)
+        if near <= LENGTH_EPSILON:
             return True
         # Proper crossing: each segment's ends strictly on opposite sides of the other.
-        o1 = sx * (cz - az) - sz * (cx - ax)
+        o1 = sx * wz - sz * wx
         o2 = sx * (dz - az) - sz * (dx - ax)
         if (o1 < 0.0 < o2) or (o2 < 0.0 < o1):
             ex = dx - cx
@@ -259,8 +284,19 @@ def segment_enters(shape: Circle | Polygon, a: Point, b: Point) -> bool:
     if isinstance(shape, Circle):
         d = _segment_point_distance(ax, az, bx, bz, shape.x, shape.z)
         return d <= shape.radius + LENGTH_EPSILON
+    x0, z0, x1, z1 = shape.reach
+    if (
+        (ax < x0 and bx < x0)
+        or (ax > x1 and bx > x1)
+        or (az < z0 and bz < z0)
+        or (az > z1 and bz > z1)
+    ):
+        return False  # wholly to one side of its box
     pts = shape.points
-    if _polygon_contains(pts, ax, az) or _polygon_contains(pts, bx, bz):
+    # an end outside the box is not inside (nor on) the polygon: no need to walk its edges
+    if (x0 <= ax <= x1 and z0 <= az <= z1 and _polygon_contains(pts, ax, az)) or (
+        x0 <= bx <= x1 and z0 <= bz <= z1 and _polygon_contains(pts, bx, bz)
+    ):
         return True
     # Both ends strictly outside: the segment enters only by meeting the boundary.
     return _segment_crosses_boundary(pts, ax, az, bx, bz)
@@ -347,7 +383,10 @@ class SegmentIndex:
         if c1 - c0 + 1 > self.count:  # a long line across a sparse index: look at all
             return list(range(self.count))
         dx, dz = bx - ax, bz - az
-        slope = dz / dx if dx != 0.0 else 0.0
+        # A nearly upright line is taken as upright: its whole z span in each column it
+        # crosses (a superset, as ``near`` may give), never a slope that overflows to inf/NaN.
+        upright = abs(dx) < _UPRIGHT
+        slope = 0.0 if upright else dz / dx
         found: set[int] = set(self.always)
         budget = 2 * self.count + 2  # columns and cells worth a look before all is cheaper
         columns = self.columns
@@ -356,7 +395,7 @@ class SegmentIndex:
             if column is None:  # nothing filed in this column
                 continue
             # The part of the segment over this column (a column's width, widened by m).
-            if dx == 0.0:
+            if upright:
                 z_lo, z_hi = (az, bz) if az <= bz else (bz, az)
             else:
                 xa = x_lo if x_lo > c * cell - m else c * cell - m

@@ -10,9 +10,10 @@ plan, so the odds and the adjudication cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter, methodcaller
 
 from tankref.core import flow
-from tankref.core.adjudication import refuse
+from tankref.core.adjudication import assign, refuse
 from tankref.core.dice import Roll
 from tankref.core.errors import DecisionNeeded, bad_value
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
@@ -409,6 +410,10 @@ def _spend_reroll(ctx: Context, tank_id: str, stage: str) -> None:
     ctx.rule("TTT-CR1", text, "grizzled_reroll", option)
 
 
+_icons = attrgetter("icons")
+_pens_on = methodcaller("count", PEN)  # PEN icons on a face's icons
+
+
 @dataclass
 class _Pool:
     """The red dice as they stand: the latest roll in each die's slot."""
@@ -417,7 +422,7 @@ class _Pool:
 
     @property
     def pens(self) -> int:
-        return sum(r.icons.count(PEN) for r in self.slots)
+        return sum(map(_pens_on, map(_icons, self.slots)))
 
     def weakest(self) -> int:
         """The slot showing the fewest PEN icons (blanks first)."""
@@ -478,9 +483,7 @@ def _resolve_side(ctx: Context, plan: EngagePlan, target: TankState) -> None:
         )
         return
     old_facing = target.facing
-    target.facing = side.facing
-    target.facing_changed = True
-    target.best_armour_turned = True
+    assign(target, facing=side.facing, facing_changed=True, best_armour_turned=True)
     who = "its owner chose to turn" if options.best_armour == "ask" else "the referee turns"
     ctx.rule(
         "TTT-E3",
@@ -622,8 +625,7 @@ def do_engage(ctx: Context, action: Engage) -> None:
         ask_best_armour(plan)
     s = ctx.edit(plan.shooter.id)
     t = ctx.edit(plan.target.id)
-    s.engaged = True
-    s.waiting = False
+    assign(s, engaged=True, waiting=False)
     line = plan.line
     outcome = ctx.result.outcome
     outcome.update(
@@ -639,11 +641,11 @@ def do_engage(ctx: Context, action: Engage) -> None:
         return
     outcome["hit"] = True
     if t.hit_turn != state.turn:
-        t.hit_by, t.hit_turn = (), state.turn  # TTT-MO2 (2) counts the game turn, both phases
+        assign(t, hit_by=(), hit_turn=state.turn)  # TTT-MO2 (2) counts the game turn, both phases
     if s.id not in t.hit_by:
         if t.hit_by:
             ctx.trigger_morale(t.id, "hit by a second enemy tank this turn")
-        t.hit_by = (*t.hit_by, s.id)
+        assign(t, hit_by=(*t.hit_by, s.id))
 
     # The Grizzled reroll is still there for Penetration unless Accuracy just spent it.
     reroll_left = plan.reroll_penetration and not s.reroll_used

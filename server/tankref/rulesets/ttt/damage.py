@@ -4,7 +4,8 @@ an Immobilized tank (TTT-MR5), Shaken and Immobilized (TTT-MR4)."""
 
 from __future__ import annotations
 
-from tankref.core.adjudication import refuse
+from tankref.core.adjudication import assign, refuse
+from tankref.core.trusted import copied
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import DamageCard
 from tankref.rulesets.ttt.morale import bail_out, catastrophe_seen
@@ -20,21 +21,24 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
     a shuffled pile, and costs the generator one number per card instead of a whole shuffle.
     """
     state = ctx.state
-    deck = state.deck.model_copy()
+    deck = copied(state.deck)
     if not deck.draw_pile:
-        deck.draw_pile = tuple(state.rules.full_deck())
-        deck.discard = ()
-        deck.shuffles += 1
+        assign(
+            deck, draw_pile=tuple(state.rules.full_deck()), discard=(), shuffles=deck.shuffles + 1
+        )
         ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
     pile = list(deck.draw_pile)
-    hit = state.tanks[tank_id]
-    chosen = ctx.bag.take_damage_card(
-        f"for {tank_label(hit)}: {hit.player} draws it (TTT-E7)",
-        tank_id=hit.id,
-        player=hit.player,
-        cards=sorted(set(pile)),
-        deck_reshuffled=deck.shuffles != state.deck.shuffles,
-    )
+
+    def ask() -> tuple[str, dict[str, object]]:
+        hit = state.tanks[tank_id]
+        return f"for {tank_label(hit)}: {hit.player} draws it (TTT-E7)", {
+            "tank_id": hit.id,
+            "player": hit.player,
+            "cards": sorted(set(pile)),
+            "deck_reshuffled": deck.shuffles != state.deck.shuffles,
+        }
+
+    chosen = ctx.bag.take_damage_card(ask)
     if chosen is None:
         name = pile.pop(ctx.bag.uniform(len(pile)))
     else:
@@ -48,9 +52,8 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
             )
         pile.remove(chosen)
         name = chosen
-    deck.draw_pile = tuple(pile)
-    deck.discard = (*deck.discard, name)
-    state.deck = deck
+    assign(deck, draw_pile=tuple(pile), discard=(*deck.discard, name))
+    assign(state, deck=deck)
     card = state.rules.deck_card(name)
     assert card is not None  # the pile only ever holds names from the deck
     return card
@@ -58,7 +61,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
 
 def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
     t = ctx.edit(tank_id)
-    t.damage = (*t.damage, card.name)
+    assign(t, damage=(*t.damage, card.name))
     label = tank_label(t)
     effect = card.effect
     text = f"Damage card: {card.name}."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from tankref.core.adjudication import refuse
+from tankref.core.adjudication import assign, refuse
 from tankref.core.geometry import Edge, Point
 from tankref.rulesets.ttt.actions import Recover
 from tankref.rulesets.ttt.adjudication import Context
@@ -117,7 +117,7 @@ def _fewer_movers(ctx: Context) -> set[str]:
     tanks, and this runs after every action, whatever the size of the table."""
     before, now = ctx.before.tanks, ctx.state.tanks
     net: dict[str, int] = {}
-    for tank_id in ctx.edited:
+    for tank_id in ctx.touched:
         old = before.get(tank_id)
         tank = now.get(tank_id)
         if tank is old:
@@ -198,9 +198,9 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     tank = ctx.edit(tank_id)
     old = tank.morale
     new, clause = morale_after(old, result)
-    tank.morale = new
     if new != old:
-        tank.complication_this_turn = True  # TTT-R1: not a "prior round" until its next phase
+        # TTT-R1: not a "prior round" until its next phase
+        assign(tank, morale=new, complication_this_turn=True)
     outcome = {"ok": "OK", "shaken": "Shaken!", "routed": "Routed!"}[result]
     line = f"Morale check for {tank_label(tank)} ({why}): green {roll.face} = {outcome}"
     if new != old:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tankref.rulesets.ttt.cards import TankCard
 from tankref.rulesets.ttt.state import TankState
 
 
@@ -47,14 +48,33 @@ def markers(tank: TankState) -> list[str]:
     return out
 
 
+# id of a tank card -> (the card, its tooltip line). A card is a frozen snapshot that every
+# tooltip of its tanks repeats: the line is written once per card, not once per result.
+_card_lines: dict[int, tuple[TankCard, str]] = {}
+_CARD_LINES = 512
+
+
+def card_line(card: TankCard) -> str:
+    """The card's tooltip line: Move, Accuracy, Penetration and armour."""
+    known = _card_lines.get(id(card))
+    if known is not None and known[0] is card:
+        return known[1]
+    a = card.armour
+    line = (
+        f'{card.name}: Move {card.movement:g}", Acc {card.accuracy}, Pen {card.penetration}, '
+        f"Armour F{a.front} S{a.side} R{a.rear} T{a.turret}"
+    )
+    if len(_card_lines) >= _CARD_LINES:
+        _card_lines.pop(next(iter(_card_lines)))  # the oldest
+    _card_lines[id(card)] = (card, line)
+    return line
+
+
 def tooltip(tank: TankState, last: str | None = None, status: list[str] | None = None) -> str:
     """Short text for a TTS description: card line, crew, status, last result (``status``:
     the tank's ``markers`` when the caller has them already)."""
-    card = tank.card
-    a = card.armour
     lines = [
-        f'{card.name}: Move {card.movement:g}", Acc {card.accuracy}, Pen {card.penetration}, '
-        f"Armour F{a.front} S{a.side} R{a.rear} T{a.turret}",
+        card_line(tank.card),
         f"Crew: {tank.crew.capitalize()}"
         + ("" if tank.morale == "ok" else f", {tank.morale.capitalize()}"),
     ]

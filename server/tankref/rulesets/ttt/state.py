@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from tankref.core.dice import DiceState
 from tankref.core.geometry import Edge, Point, Shape, TableArea
+from tankref.core.trusted import copied
 from tankref.rulesets.ttt.cards import RulesData, TankCard
 
 STATE_VERSION = 1
@@ -315,9 +316,11 @@ class TableState(BaseModel):
 
     def clone(self) -> TableState:
         """A copy to work on. Tanks are shared until a handler takes a private copy of one."""
-        copy = self.model_copy()
-        copy.tanks = dict(self.tanks)
-        copy.dice = self.dice.model_copy()
+        copy = copied(self)
+        fields = copy.__dict__  # the engine's own values: no validation to skip (core.trusted)
+        fields["tanks"] = dict(self.tanks)
+        fields["dice"] = copied(self.dice)
+        copy.__pydantic_fields_set__.update(("tanks", "dice"))
         return copy
 
     def to_json(self) -> str:

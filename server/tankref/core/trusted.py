@@ -1,0 +1,94 @@
+"""Models the engine builds from values it computed itself: no validation, same model.
+
+Validation is for what comes in from outside (requests, logs, card files). A roll, a
+modifier or a result line the engine has just computed is already of its fields' types, and
+validating it again cost more than the rules that produced it (issue 18: about twenty
+validations per Engage). ``built`` makes the very object validation would have made, fields
+in declared order (a model serialises its fields in that order, so the JSON, and the result
+hashes in old logs, stay byte for byte the same) with defaults filled in, ``fields_set`` the
+names given; ``copied`` is ``model_copy()`` (a shallow copy) without pydantic's generic path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+M = TypeVar("M", bound=BaseModel)
+
+_set = object.__setattr__
+_new = object.__new__
+
+
+class _Shape:
+    """A model class's fields in declared order: defaults, and factories for mutable ones."""
+
+    __slots__ = ("factories", "template")
+
+    def __init__(self, cls: type[BaseModel]) -> None:
+        self.template: dict[str, Any] = {}
+        self.factories: list[tuple[str, Callable[[], Any]]] = []
+        for name, info in cls.model_fields.items():
+            # required fields hold a placeholder until ``built`` overwrites them in place
+            self.template[name] = None if info.default is PydanticUndefined else info.default
+            if info.default_factory is not None:
+                factory: Any = info.default_factory
+                self.factories.append((name, factory))
+
+
+_SHAPES: dict[type[BaseModel], _Shape] = {}
+
+
+def _shape(cls: type[BaseModel]) -> _Shape:
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        shape = _SHAPES[cls] = _Shape(cls)
+    return shape
+
+
+def built(cls: type[M], **values: Any) -> M:
+    """``cls(**values)`` for values the engine computed, of the fields' types (and every
+    required field given): the same object, without validating it."""
+    shape = _SHAPES.get(cls) or _shape(cls)
+    fields = shape.template.copy()
+    fields.update(values)  # an existing key keeps its (declared) place
+    for name, factory in shape.factories:
+        if name not in values:
+            fields[name] = factory()
+    return adopt(cls, fields, set(values))
+
+
+def adopt(cls: type[M], fields: dict[str, Any], given: set[str]) -> M:
+    """A ``cls`` holding ``fields`` (every field, in declared order, of its type) as its
+    values; ``given``: the names set explicitly (``model_fields_set``)."""
+    obj = _new(cls)
+    _set(obj, "__dict__", fields)
+    _set(obj, "__pydantic_fields_set__", given)
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+_plain: dict[type[BaseModel], bool] = {}  # class -> no extra fields, no private attributes
+
+
+def copied(model: M) -> M:
+    """``model.model_copy()``: shallow (the fields' values are shared). A model with extra
+    fields or private attributes (none of the engine's state models) takes pydantic's path."""
+    cls = model.__class__
+    plain = _plain.get(cls)
+    if plain is None:
+        plain = _plain[cls] = (
+            not cls.__private_attributes__ and cls.model_config.get("extra") != "allow"
+        )
+    if not plain:
+        return model.model_copy()
+    obj = _new(cls)
+    _set(obj, "__dict__", model.__dict__.copy())
+    _set(obj, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj

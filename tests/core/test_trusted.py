@@ -1,0 +1,142 @@
+"""Models the engine builds without validating (``tankref.core.trusted``) are the very models
+validation builds: equal, the same JSON byte for byte (result hashes in old logs still
+verify), the same ``model_fields_set``; copies are independent like ``model_copy()``'s. The
+dice bag's faster paths (keyed once, a batch of draws, a reroll found by identity) draw the
+same numbers as the published recipe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, PrivateAttr
+
+from kit.ttt import duel
+from tankref.core.dice import DiceBag, DiceState, Draws, Roll, SuppliedDice, draw_number
+from tankref.core.results import Event, Modifier, Result, RulingNote, TankChange
+from tankref.core.trusted import built, copied
+from tankref.rulesets.ttt.actions import Engage
+from tankref.rulesets.ttt.cards import default_cards
+from tankref.rulesets.ttt.engine import adjudicate
+
+DICE = default_cards().rules.dice
+
+# Each result class with values given out of declared order, some fields left to defaults.
+CASES: list[tuple[type[BaseModel], dict[str, Any]]] = [
+    (
+        Roll,
+        {
+            "reroll_of": None,
+            "icons": ("PEN", "STAR"),
+            "face": 6,
+            "die": "red",
+            "purpose": "for Penetration",
+            "source": "server",
+            "counter": 7,
+        },
+    ),
+    (Modifier, {"amount": -2, "applies_to": "accuracy_dice", "clause": "TTT-M1", "label": "moved"}),
+    (RulingNote, {"text": "a ruling", "clause": "TTT-E2", "value": "45/45"}),
+    (RulingNote, {"clause": "TTT-E6", "text": "each * rerolls"}),
+    (Event, {"text": "Turn B1", "kind": "turn_model", "data": {"facing": 10.5}}),
+    (Event, {"kind": "deck_shuffled", "text": "The damage deck is shuffled"}),
+    (TankChange, {"name": "Tiger I", "tank_id": "R1", "changes": {"engaged": [False, True]}}),
+    (TankChange, {"tank_id": "B1", "name": "B1", "markers": ["Shaken"], "tooltip": "x"}),
+    (Result, {"action": {"kind": "engage"}}),
+    (Result, {"outcome": {"hit": True}, "action": {"kind": "wait"}, "summary": ["one"]}),
+]
+
+
+@pytest.mark.parametrize(("cls", "values"), CASES)
+def test_built_is_the_validated_model(cls: type[BaseModel], values: dict[str, Any]) -> None:
+    """Equal to ``cls(**values)``, fields in declared order (so the same JSON), defaults
+    filled in fresh, the same fields set."""
+    fast = built(cls, **values)
+    slow = cls(**values)
+    assert type(fast) is cls
+    assert fast == slow
+    assert list(fast.__dict__) == list(cls.model_fields)
+    assert fast.model_dump_json() == slow.model_dump_json()
+    assert fast.model_fields_set == slow.model_fields_set
+    again = built(cls, **values)
+    for name, value in fast.__dict__.items():
+        if isinstance(value, (list, dict)) and name not in values:
+            assert value is not again.__dict__[name]  # a default list/dict is never shared
+
+
+def test_a_whole_engage_result_serialises_as_validation_would() -> None:
+    """An Engage's result, built without validation from rolls to changes, is the result its
+    own JSON validates back into, byte for byte."""
+    shot = Engage(tank_id="R1", target_id="B1")
+    table = duel().state
+    # the first seed whose shot goes the whole way (hit, penetration, card, morale)
+    result = next(
+        r
+        for r in (
+            adjudicate(
+                table.model_copy(update={"dice": DiceState(seed=f"trusted-{k}")}), shot
+            ).result
+            for k in range(200)
+        )
+        if r.outcome.get("penetrated")
+    )
+    text = result.model_dump_json()
+    revalidated = Result.model_validate_json(text)
+    assert revalidated == result
+    assert revalidated.model_dump_json() == text
+    assert len(result.rolls) >= 3 and len(result.changes) == 2 and result.events
+
+
+class _Secret(BaseModel):
+    value: int
+    _note: str = PrivateAttr(default="")
+
+
+def test_copied_is_an_independent_shallow_copy() -> None:
+    """Like ``model_copy()``: equal, its own field dict and fields set; a model with private
+    attributes takes pydantic's own path (and keeps them)."""
+    state = DiceState(seed="copy", counter=3)
+    copy = copied(state)
+    assert copy == state and copy is not state
+    assert copy.model_fields_set == state.model_fields_set
+    copy.counter = 4
+    assert state.counter == 3
+    assert state.model_fields_set == {"seed", "counter"}  # the copy's set is its own
+    secret = _Secret(value=1)
+    secret._note = "kept"
+    twin = copied(secret)
+    assert twin._note == "kept" and twin == secret
+
+
+@pytest.mark.parametrize("sides", [2, 3, 6, 7, 20, 100])
+def test_draws_in_a_batch_are_the_recipe(sides: int) -> None:
+    """``Draws.numbers`` (keyed once, one loop) gives ``draw_number``'s numbers, the recipe
+    ``tests/core/test_dice.py`` checks against the standard library's HMAC."""
+    draws = Draws("batch-seed", ("p1", "p2"))
+    assert draws.numbers(40, 60, sides) == [
+        draw_number("batch-seed", ("p1", "p2"), c, sides) for c in range(40, 100)
+    ]
+    with pytest.raises(ValueError, match="sides"):
+        draws.numbers(0, 1, 0)
+
+
+def test_reroll_replaces_the_very_die_not_an_equal_one() -> None:
+    """Two table dice showing the same face are equal models; a reroll of the first names the
+    first (found by identity), not the last equal one."""
+    table = DiceState(source="table", seed="same-faces")
+    bag = DiceBag(table, DICE, SuppliedDice(faces={"white": [3, 3, 5]}))
+    first, second = bag.roll("white", 2, "for Accuracy")
+    assert first == second and first is not second
+    again = bag.reroll(first, "Grizzled reroll")
+    assert again.reroll_of == 0
+    assert again.face == 5
+
+
+def test_a_game_through_the_fast_paths_replays_to_the_same_state() -> None:
+    """The same seed and actions give the same states and results twice over (nothing in the
+    fast paths depends on object identity across adjudications)."""
+    shot = Engage(tank_id="R1", target_id="B1")
+    a = adjudicate(duel().state, shot)
+    b = adjudicate(duel().state, shot)
+    assert a.result.model_dump_json() == b.result.model_dump_json()
+    assert a.state.model_dump_json() == b.state.model_dump_json()
