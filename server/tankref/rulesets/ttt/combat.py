@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tankref.core import flow
 from tankref.core.adjudication import refuse
 from tankref.core.dice import Roll
-from tankref.core.errors import DecisionNeeded, bad_value
+from tankref.core.errors import DecisionNeeded, RulesError, bad_value
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
 from tankref.core.results import Modifier
 from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
@@ -31,7 +31,14 @@ from tankref.rulesets.ttt.damage import apply_damage, draw_damage_card
 from tankref.rulesets.ttt.flow import get_tank, require_playing, require_present
 from tankref.rulesets.ttt.movement import facing_used
 from tankref.rulesets.ttt.presentation import tank_label
-from tankref.rulesets.ttt.sight import LineOfFire, SideReading, in_front_arc, read_line, side_hit
+from tankref.rulesets.ttt.sight import (
+    LineOfFire,
+    SideReading,
+    Sightlines,
+    in_front_arc,
+    read_line,
+    side_hit,
+)
 from tankref.rulesets.ttt.state import Options, TableState, TankState
 
 
@@ -39,47 +46,76 @@ def check_engage(
     state: TableState, tank_id: str, target_id: str
 ) -> tuple[TankState, TankState, LineOfFire]:
     """TTT-E1 and every refusal that stops a tank from firing; changes nothing."""
+    shooter = check_shooter(state, tank_id)
+    target = check_target(state, shooter, get_tank(state, target_id, "target_id"))
+    line = read_line(state, shooter, target)
+    check_sight(shooter, target, line)
+    return shooter, target, line
+
+
+def check_shooter(state: TableState, tank_id: str) -> TankState:
+    """The refusals of ``check_engage`` that hold whatever the target (TTT-E1 ...)."""
     require_playing(state)
     shooter = get_tank(state, tank_id)
     require_present(shooter)
-    label = tank_label(shooter)
     # Engaged first: a Waiting tank that fired is no longer waiting, and the reason it may
     # not fire again is the once-a-turn Engage, not the phase.
     if shooter.engaged:
         refuse(
             "ALREADY_ENGAGED",
             "TTT-E1",
-            f"{label} has already engaged in its turn (which began with "
+            f"{tank_label(shooter)} has already engaged in its turn (which began with "
             f"{state.turn_began(shooter)}): once per turn",
         )
     if shooter.player != state.active_player and not shooter.waiting:
         refuse(
             flow.NOT_YOUR_PHASE,
             "TTT-W1",
-            f"{label} may Engage in the enemy's phase only from Wait",
+            f"{tank_label(shooter)} may Engage in the enemy's phase only from Wait",
             active_player=state.active_player,
         )
     if shooter.stunned == "now":
-        refuse("CREW_STUNNED", "TTT-E7", f"{label}'s crew is stunned: no action this phase")
+        refuse(
+            "CREW_STUNNED",
+            "TTT-E7",
+            f"{tank_label(shooter)}'s crew is stunned: no action this phase",
+        )
     if shooter.bound_to_recover:
-        refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
+        refuse(
+            "MUST_RECOVER",
+            "TTT-MR4",
+            f"{tank_label(shooter)} is Shaken and Immobilized: it may only Recover",
+        )
     if shooter.morale == "routed":
         refuse(
-            "ROUTED", "TTT-MR2", f"{label} is Routed: it drives for its edge and does not Engage"
+            "ROUTED",
+            "TTT-MR2",
+            f"{tank_label(shooter)} is Routed: it drives for its edge and does not Engage",
         )
     if shooter.moved == "fast" and not shooter.card.engage_while_fast:
-        refuse("ENGAGE_WHILE_FAST", "TTT-M2", f"{label} is Moving Fast and its card cannot Engage")
+        refuse(
+            "ENGAGE_WHILE_FAST",
+            "TTT-M2",
+            f"{tank_label(shooter)} is Moving Fast and its card cannot Engage",
+        )
     if shooter.recover_tried:
         refuse(
             "ACTION_AFTER_RECOVER",
             "TTT-R1",
-            f"{label} tried to Recover: no other action but a Normal Move this turn",
+            f"{tank_label(shooter)} tried to Recover: no other action but a Normal Move this turn",
         )
     if shooter.smoke_popped:
         refuse(
-            "ACTION_AFTER_SMOKE", "TTT-SM1", f"{label} popped reusable smoke: no Engage this turn"
+            "ACTION_AFTER_SMOKE",
+            "TTT-SM1",
+            f"{tank_label(shooter)} popped reusable smoke: no Engage this turn",
         )
-    target = get_tank(state, target_id, "target_id")
+    return shooter
+
+
+def check_target(state: TableState, shooter: TankState, target: TankState) -> TankState:
+    """The refusals of ``check_engage`` about the target, before its line is read (TTT-E1,
+    TTT-E7's jammed turret)."""
     if target.player == shooter.player:
         refuse(flow.NOT_AN_ENEMY, "TTT-E1", f"target_id: {tank_label(target)} is a friendly tank")
     if not target.on_board:
@@ -90,23 +126,30 @@ def check_engage(
         refuse(
             "TURRET_JAMMED",
             "TTT-E7",
-            f"{label}'s turret is jammed: {tank_label(target)} is outside its front arc",
+            f"{tank_label(shooter)}'s turret is jammed: {tank_label(target)} is outside its "
+            "front arc",
         )
-    line = read_line(state, shooter, target)
+    return target
+
+
+def check_sight(shooter: TankState, target: TankState, line: LineOfFire) -> None:
+    """TTT-E1: the shooter must see the target."""
     if not line.visible:
         refuse(
             "NO_LINE_OF_SIGHT",
             "TTT-E1",
-            f"{label} cannot see {tank_label(target)}: blocked by {line.blocked_by}",
+            f"{tank_label(shooter)} cannot see {tank_label(target)}: blocked by {line.blocked_by}",
             blocked_by=line.blocked_by,
         )
-    return shooter, target, line
 
 
 def best_side(target: TankState) -> Side:
-    """The strongest of Front, Side, Rear (ties go to the front)."""
+    """The strongest of Front, Side, Rear (ties go to the front, then to the side)."""
     armour = target.card.armour
-    return max(("front", "side", "rear"), key=lambda s: (armour.of(s), s == "front"))
+    front, side, rear = armour.front, armour.side, armour.rear
+    if front >= side and front >= rear:
+        return "front"
+    return "side" if side >= rear else "rear"
 
 
 def facing_to_present(side: Side, target: TankState, shooter: TankState) -> float:
@@ -242,57 +285,79 @@ def accuracy_penalties(
     options: Options, shooter: TankState, target: TankState, line: LineOfFire
 ) -> tuple[Modifier, ...]:
     """TTT-E4: every die taken off the shooter's Accuracy, each with the clause imposing it."""
+    return _shooter_penalties(shooter) + _shot_penalties(options, target, line)
+
+
+def _shooter_penalties(shooter: TankState) -> tuple[Modifier, ...]:
+    """TTT-E4's penalties that come from the shooter alone, in the order they are listed."""
     mods: list[Modifier] = []
-
-    def penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> None:
-        mods.append(
-            Modifier(
-                clause=clause, label=label, amount=amount, applies_to="accuracy_dice", ruling=ruling
-            )
-        )
-
     if shooter.moved != "none":
-        penalty("TTT-M1", f"moved this turn ({shooter.moved})", -2)
+        mods.append(_penalty("TTT-M1", f"moved this turn ({shooter.moved})", -2))
     if shooter.morale == "shaken":
-        penalty("TTT-MR1", "Shaken crew", -1)
+        mods.append(_penalty("TTT-MR1", "Shaken crew", -1))
     if shooter.optics_damage:
-        penalty("TTT-E7", "Optics Damaged", -shooter.optics_damage)
+        mods.append(_penalty("TTT-E7", "Optics Damaged", -shooter.optics_damage))
+    return tuple(mods)
+
+
+def _shot_penalties(options: Options, target: TankState, line: LineOfFire) -> tuple[Modifier, ...]:
+    """TTT-E4's penalties that come from the target and the line of fire."""
+    mods: list[Modifier] = []
     if target.moved == "fast" and target.card.fast_evasion:
-        penalty("TTT-M2", "target Moving Fast (its card: -1 enemy Accuracy)", -1)
+        mods.append(_penalty("TTT-M2", "target Moving Fast (its card: -1 enemy Accuracy)", -1))
     if line.concealment and options.concealment == "accuracy":
         kind = "light" if line.concealment == 1 else "heavy"
-        penalty(
-            "TTT-CN1",
-            f"{kind} concealment ({line.concealment_why})",
-            -line.concealment,
-            "concealment takes Accuracy dice off the shooter (option concealment: accuracy)",
+        mods.append(
+            _penalty(
+                "TTT-CN1",
+                f"{kind} concealment ({line.concealment_why})",
+                -line.concealment,
+                "concealment takes Accuracy dice off the shooter (option concealment: accuracy)",
+            )
         )
     if line.smoke:
         stacking = options.smoke_stacking
         ruling = "screens add" if stacking == "add" else "the strongest screen on the line applies"
-        penalty(
-            "TTT-SM3",
-            f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))",
-            -line.smoke,
-            ruling,
+        mods.append(
+            _penalty(
+                "TTT-SM3",
+                f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))",
+                -line.smoke,
+                ruling,
+            )
         )
     return tuple(mods)
+
+
+def _penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> Modifier:
+    return Modifier(
+        clause=clause, label=label, amount=amount, applies_to="accuracy_dice", ruling=ruling
+    )
 
 
 def penetration_modifiers(
     options: Options, shooter: TankState, line: LineOfFire
 ) -> tuple[Modifier, ...]:
     """TTT-E5/TTT-CV1: Gun Damaged, Cover on the armour, and (option literal) Cover off the dice."""
+    return _gun_modifiers(shooter) + _line_modifiers(options, line)
+
+
+def _gun_modifiers(shooter: TankState) -> tuple[Modifier, ...]:
+    if not shooter.gun_damage:
+        return ()
+    return (
+        Modifier(
+            clause="TTT-E7",
+            label="Gun Damaged",
+            amount=-shooter.gun_damage,
+            applies_to="penetration_dice",
+        ),
+    )
+
+
+def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
+    """Cover (and, option literal, Cover off the dice) and concealment as armour."""
     mods: list[Modifier] = []
-    if shooter.gun_damage:
-        mods.append(
-            Modifier(
-                clause="TTT-E7",
-                label="Gun Damaged",
-                amount=-shooter.gun_damage,
-                applies_to="penetration_dice",
-            )
-        )
     cover = line.cover
     if cover:
         mods.append(
@@ -347,6 +412,29 @@ def reroll_allowed(
     return declared == stage
 
 
+@dataclass(frozen=True)
+class ShooterPlan:
+    """What a shot's numbers take from the shooter alone: the same against every target."""
+
+    shooter: TankState
+    accuracy_mods: tuple[Modifier, ...]  # moved, Shaken, Optics Damaged (TTT-E4)
+    gun_mods: tuple[Modifier, ...]  # Gun Damaged (TTT-E7)
+    reroll_accuracy: bool
+    reroll_penetration: bool
+
+
+def shooter_plan(
+    options: Options, shooter: TankState, declared: GrizzledUse | None = None
+) -> ShooterPlan:
+    return ShooterPlan(
+        shooter=shooter,
+        accuracy_mods=_shooter_penalties(shooter),
+        gun_mods=_gun_modifiers(shooter),
+        reroll_accuracy=reroll_allowed(options, shooter, "accuracy", declared),
+        reroll_penetration=reroll_allowed(options, shooter, "penetration", declared),
+    )
+
+
 def plan_shot(
     options: Options,
     shooter: TankState,
@@ -356,10 +444,23 @@ def plan_shot(
     declared: GrizzledUse | None = None,
 ) -> EngagePlan:
     """The dice, the PEN needed and the rerolls of a shot whose side and line are known."""
-    accuracy_mods = accuracy_penalties(options, shooter, target, line)
-    penetration_mods = penetration_modifiers(options, shooter, line)
-    white = max(0, shooter.card.accuracy + sum(m.amount for m in accuracy_mods))
-    red_mods = sum(m.amount for m in penetration_mods if m.applies_to == "penetration_dice")
+    return plan_against(options, shooter_plan(options, shooter, declared), target, line, side)
+
+
+def plan_against(
+    options: Options, own: ShooterPlan, target: TankState, line: LineOfFire, side: SidePlan
+) -> EngagePlan:
+    """``plan_shot`` with the shooter's part already worked out (``shooter_plan``)."""
+    shooter = own.shooter
+    accuracy_mods = own.accuracy_mods + _shot_penalties(options, target, line)
+    penetration_mods = own.gun_mods + _line_modifiers(options, line)
+    white = shooter.card.accuracy
+    for m in accuracy_mods:
+        white += m.amount
+    red = shooter.card.penetration
+    for m in penetration_mods:
+        if m.applies_to == "penetration_dice":
+            red += m.amount
     armour = target.card.armour.of(side.side)
     return EngagePlan(
         shooter=shooter,
@@ -367,13 +468,13 @@ def plan_shot(
         line=line,
         side=side,
         accuracy_mods=accuracy_mods,
-        white_dice=white,
+        white_dice=max(0, white),
         penetration_mods=penetration_mods,
-        red_dice=max(0, shooter.card.penetration + red_mods),
+        red_dice=max(0, red),
         armour=armour,
         threshold=armour + line.cover + concealment_armour(options, line),
-        reroll_accuracy=reroll_allowed(options, shooter, "accuracy", declared),
-        reroll_penetration=reroll_allowed(options, shooter, "penetration", declared),
+        reroll_accuracy=own.reroll_accuracy,
+        reroll_penetration=own.reroll_penetration,
     )
 
 
@@ -393,6 +494,43 @@ def plan_engage(
     shooter, target, line = check_engage(state, tank_id, target_id)
     side = choose_side(state, shooter, target, line, decision)
     return plan_shot(state.options, shooter, target, line, side, declared)
+
+
+def plan_engages(
+    state: TableState, tank_id: str, declared: GrizzledUse | None = None
+) -> list[tuple[TankState, EngagePlan | RulesError]]:
+    """``plan_engage`` against every enemy on the table, by id: each one's plan, or the
+    refusal about that target alone (out of sight, outside a jammed turret's arc). A refusal
+    of the shooter itself is raised, as the first ``plan_engage`` would raise it (none when
+    no enemy is on the table).
+
+    The same plans as one ``plan_engage`` per target (a test compares them over many random
+    tables), with the shooter's checks, penalties and sight-line geometry worked out once.
+    """
+    tank = get_tank(state, tank_id)
+    enemies = [
+        t
+        for t in sorted(state.tanks.values(), key=lambda t: t.id)
+        if t.player != tank.player and t.on_board
+    ]
+    if not enemies:
+        return []
+    shooter = check_shooter(state, tank_id)
+    options = state.options
+    own = shooter_plan(options, shooter, declared)
+    sight = Sightlines(state, shooter)
+    out: list[tuple[TankState, EngagePlan | RulesError]] = []
+    for target in enemies:
+        try:
+            check_target(state, shooter, target)
+            line = sight.line(target)
+            check_sight(shooter, target, line)
+        except RulesError as err:
+            out.append((target, err))
+            continue
+        side = choose_side(state, shooter, target, line)
+        out.append((target, plan_against(options, own, target, line, side)))
+    return out
 
 
 # --- resolving the plan with the dice ---------------------------------------------------------

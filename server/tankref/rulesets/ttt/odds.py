@@ -49,7 +49,13 @@ from tankref.rulesets.ttt.cards import (
     TankCard,
     default_cards,
 )
-from tankref.rulesets.ttt.combat import EngagePlan, SidePlan, plan_engage, plan_shot
+from tankref.rulesets.ttt.combat import (
+    EngagePlan,
+    SidePlan,
+    plan_engage,
+    plan_engages,
+    plan_shot,
+)
 from tankref.rulesets.ttt.dice_odds import (
     ONE,
     ZERO,
@@ -60,7 +66,6 @@ from tankref.rulesets.ttt.dice_odds import (
     penetration_odds,
     table_dice,
 )
-from tankref.rulesets.ttt.flow import get_tank
 from tankref.rulesets.ttt.morale import bails_out, mobile_friends, morale_after
 from tankref.rulesets.ttt.sight import LineOfFire, SideReading, read_line
 from tankref.rulesets.ttt.state import Morale, Options, TableState, TankState
@@ -639,17 +644,10 @@ def odds_for_shooter(
     Enemies out of sight (or outside a jammed turret's arc) are left out, as ``options_for``
     leaves them out; any other refusal (the shooter may not fire at all) is raised.
     """
-    shooter = get_tank(state, shooter_id)
     ranked: list[tuple[Fraction, str, ShotOdds]] = []
-    for target in sorted(state.tanks.values(), key=lambda t: t.id):
-        if target.player == shooter.player or not target.on_board:
-            continue
-        try:
-            plan = plan_engage(state, shooter_id, target.id, declared)
-        except RulesError as err:
-            if err.code in ("NO_LINE_OF_SIGHT", "TURRET_JAMMED"):
-                continue
-            raise
+    for target, plan in plan_engages(state, shooter_id, declared):
+        if isinstance(plan, RulesError):
+            continue  # out of sight, or outside a jammed turret's arc
         odds, destroyed = _odds(state, plan, friends)
         ranked.append((destroyed, target.id, odds))
     ranked.sort(key=lambda item: (-item[0], item[1]))

@@ -22,6 +22,7 @@ from typing import TypeVar, cast
 from tankref.core.geometry import (
     Box,
     Point,
+    SegmentFan,
     SegmentIndex,
     arc_of,
     bounding_box,
@@ -135,35 +136,83 @@ def read_line(state: TableState, shooter: TankState, target: TankState) -> LineO
         shape = piece.shape
         if not segment_enters(shape, a, b):
             continue
-        holds_shooter = contains(shape, a)
-        holds_target = contains(shape, b)
-        label = piece.name or piece.id
-        if piece.kind == "blocking":
-            if not holds_shooter and not holds_target and line.visible:
-                line.visible = False
-                line.blocked_by = piece.id
-        elif piece.kind == "forest":
-            if holds_target:
-                level, why = (1, "same forest") if holds_shooter else (2, "into the forest")
-            elif holds_shooter:
-                level, why = 1, "out of the shooter's forest"
-            else:
-                level, why = 2, "through a forest"
-            if level > line.concealment:
-                line.concealment, line.concealment_why = level, f"{label}: {why}"
-        elif piece.kind in ("cover1", "cover2"):
-            if holds_shooter and not holds_target:
-                continue
-            level = 1 if piece.kind == "cover1" else 2
-            if level > line.cover:
-                where = "target inside" if holds_target else "between"
-                line.cover, line.cover_why = level, f"{label}: {where}"
-        elif piece.kind == "hill" and holds_target and not holds_shooter and not line.hull_down:
-            line.hull_down, line.hull_down_why = True, f"{label}: hull-down on the hill"
+        _read_piece(line, piece, contains(shape, a), contains(shape, b))
+    return _finish(state, line, target)
+
+
+def _read_piece(
+    line: LineOfFire, piece: TerrainPiece, holds_shooter: bool, holds_target: bool
+) -> None:
+    """What one piece the line enters does to it (the rulings in the module's docstring)."""
+    kind = piece.kind
+    if kind == "blocking":
+        if not holds_shooter and not holds_target and line.visible:
+            line.visible = False
+            line.blocked_by = piece.id
+    elif kind == "forest":
+        if holds_target:
+            level, why = (1, "same forest") if holds_shooter else (2, "into the forest")
+        elif holds_shooter:
+            level, why = 1, "out of the shooter's forest"
+        else:
+            level, why = 2, "through a forest"
+        if level > line.concealment:
+            line.concealment, line.concealment_why = level, f"{piece.name or piece.id}: {why}"
+    elif kind in ("cover1", "cover2"):
+        if holds_shooter and not holds_target:
+            return
+        level = 1 if kind == "cover1" else 2
+        if level > line.cover:
+            where = "target inside" if holds_target else "between"
+            line.cover, line.cover_why = level, f"{piece.name or piece.id}: {where}"
+    elif kind == "hill" and holds_target and not holds_shooter and not line.hull_down:
+        line.hull_down, line.hull_down_why = (
+            True,
+            f"{piece.name or piece.id}: hull-down on the hill",
+        )
+
+
+def _finish(state: TableState, line: LineOfFire, target: TankState) -> LineOfFire:
+    """The target's own hull-down flag and the smoke on the line."""
     if target.hull_down and not line.hull_down:
         line.hull_down, line.hull_down_why = True, "marked hull-down"
-    line.smoke, line.smoke_screens = smoke_on_line(state.smoke, a, b, state.options.smoke_stacking)
+    line.smoke, line.smoke_screens = smoke_on_line(
+        state.smoke, line.shooter, line.target, state.options.smoke_stacking
+    )
     return line
+
+
+# Up to this many pieces, one shooter's lines test every piece with the shooter's own numbers
+# (``SegmentFan``: a few float operations a piece); beyond it they ask the grid index first.
+FAN_SCAN = 24
+
+
+class Sightlines:
+    """``read_line`` from one shooter to many targets: the same ``LineOfFire`` for each, with
+    what depends on the shooter alone (which pieces hold it, where each circle lies from it)
+    worked out once. The odds for every target of a shooter read their lines here."""
+
+    def __init__(self, state: TableState, shooter: TankState) -> None:
+        self.state = state
+        self.a = shooter.pos
+        self.pieces = list(state.terrain.values())
+        self.fan = SegmentFan(self.a, [piece.shape for piece in self.pieces])
+        self.slot = {id(piece): i for i, piece in enumerate(self.pieces)}
+
+    def line(self, target: TankState) -> LineOfFire:
+        a, b = self.a, target.pos
+        line = LineOfFire(a, b, distance(a, b))
+        pieces, fan = self.pieces, self.fan
+        which = None
+        if len(pieces) > FAN_SCAN:  # the index's candidates (a superset, in table order)
+            terrain = self.state.terrain
+            near = _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b)
+            which = [self.slot[id(piece)] for piece in near]
+        holds_a = fan.holds_a
+        for i in fan.entered(b, which):
+            piece = pieces[i]
+            _read_piece(line, piece, holds_a[i], contains(piece.shape, b))
+        return _finish(self.state, line, target)
 
 
 @dataclass(frozen=True)
