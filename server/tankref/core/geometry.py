@@ -377,33 +377,46 @@ class SegmentIndex:
 
 
 class SegmentFan:
-    """Segments from one fixed end ``a`` to many ends ``b``, against a fixed list of shapes:
-    ``enters(i, b)`` is ``segment_enters(shapes[i], a, b)``, to the last bit, with the work
-    that depends on ``a`` alone done once (where each circle lies from ``a``, and whether a
-    shape holds ``a``: ``holds_a``). One shooter's lines of fire to every target share it.
+    """Segments from one fixed end ``a`` to many ends ``b``, against fixed shapes and points:
+    which shapes a-b enters (``segment_enters``) and holds b (``contains``), and how far a-b
+    passes from each point (``segment_point_distance``), to the last bit, with the work that
+    depends on ``a`` alone done once: whether each shape holds ``a`` (``holds_a``), where
+    each circle and point lies from ``a``. One shooter's lines of fire to every target share it.
     """
 
-    __slots__ = ("a", "circles", "holds_a", "shapes")
+    __slots__ = ("a", "circles", "holds_a", "points", "shapes")
 
-    def __init__(self, a: Point, shapes: list[Circle | Polygon]) -> None:
+    def __init__(
+        self, a: Point, shapes: list[Circle | Polygon], points: tuple[Point, ...] = ()
+    ) -> None:
         self.a = a
         self.shapes = shapes
-        ax, az = a
         self.holds_a = [contains(shape, a) for shape in shapes]
-        # Per circle: its centre, its reach (radius + LENGTH_EPSILON, as segment_enters adds
-        # it), the centre less a (the w of _segment_point_distance) and |w| (its distance
-        # when the nearest point of the segment is a); None for a polygon.
+        # Per circle: its centre, its reach (radius + LENGTH_EPSILON, as segment_enters and
+        # contains add it), then as for a point; None for a polygon.
         self.circles: list[tuple[float, float, float, float, float, float] | None] = []
         for shape in shapes:
             if isinstance(shape, Circle):
-                wx, wz = shape.x - ax, shape.z - az
-                reach = shape.radius + LENGTH_EPSILON
-                self.circles.append((shape.x, shape.z, reach, wx, wz, _hypot(wx, wz)))
+                self.circles.append(
+                    (
+                        shape.x,
+                        shape.z,
+                        shape.radius + LENGTH_EPSILON,
+                        *self._from_a(shape.x, shape.z),
+                    )
+                )
             else:
                 self.circles.append(None)
+        # Per point: its position, the point less a (the w of _segment_point_distance) and
+        # |w| (its distance when the nearest point of the segment is a).
+        self.points = [(px, pz, *self._from_a(px, pz)) for px, pz in points]
 
-    def entered(self, b: Point, which: list[int] | None = None) -> list[int]:
-        """The indices (in order) of the shapes (of ``which``, else all) that a-b enters."""
+    def _from_a(self, px: float, pz: float) -> tuple[float, float, float]:
+        wx, wz = px - self.a[0], pz - self.a[1]
+        return wx, wz, _hypot(wx, wz)
+
+    def entered(self, b: Point, which: list[int] | None = None) -> list[tuple[int, bool]]:
+        """(index, whether it holds b) of each shape (of ``which``, else all) a-b enters."""
         ax, az = self.a
         bx, bz = b
         dx = bx - ax
@@ -414,8 +427,9 @@ class SegmentFan:
         for i in range(len(circles)) if which is None else which:
             circle = circles[i]
             if circle is None:
-                if segment_enters(self.shapes[i], self.a, b):
-                    out.append(i)
+                shape = self.shapes[i]
+                if segment_enters(shape, self.a, b):
+                    out.append((i, contains(shape, b)))
                 continue
             # _segment_point_distance's arithmetic, term for term, so the ruling on a line
             # that grazes a circle cannot differ from segment_enters'.
@@ -428,7 +442,25 @@ class SegmentFan:
             else:
                 d = abs(wx * dz - wz * dx) / _sqrt(len2)
             if d <= reach:
-                out.append(i)
+                out.append((i, _hypot(bx - px, bz - pz) <= reach))
+        return out
+
+    def distances(self, b: Point) -> list[float]:
+        """``segment_point_distance(a, b, p)`` for each of the points, in order."""
+        ax, az = self.a
+        bx, bz = b
+        dx = bx - ax
+        dz = bz - az
+        len2 = dx * dx + dz * dz
+        out = []
+        for px, pz, wx, wz, near_a in self.points:
+            dot = wx * dx + wz * dz
+            if dot <= 0.0:
+                out.append(near_a)
+            elif dot >= len2:
+                out.append(_hypot(px - bx, pz - bz))
+            else:
+                out.append(abs(wx * dz - wz * dx) / _sqrt(len2))
         return out
 
 

@@ -9,14 +9,16 @@ plan, so the odds and the adjudication cannot disagree.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from tankref.core import flow
 from tankref.core.adjudication import refuse
+from tankref.core.built import frozen, model
 from tankref.core.dice import Roll
 from tankref.core.errors import DecisionNeeded, RulesError, bad_value
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
-from tankref.core.results import Modifier
+from tankref.core.results import Modifier, ModifierTarget
 from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
@@ -255,29 +257,45 @@ def choose_side(
     options = state.options
     shown = side_hit(options, shooter, target, line.hull_down)
     if line.hull_down:
-        return SidePlan(shown, hull_down=True)
+        return _side_plan(shown, True)
     best = best_side(target)
     armour = target.card.armour
     if armour.of(best) <= armour.of(shown.side):
-        return SidePlan(shown, hull_down=False)
+        return _side_plan(shown, False)
     blocked = _turn_blocked(state, target)
     if blocked:
-        return SidePlan(shown, hull_down=False, best=best, blocked=blocked)
+        return _side_plan(shown, False, best, blocked)
     if options.best_armour == "ask" and decision == "stay":
-        return SidePlan(
-            shown, hull_down=False, best=best, blocked="its owner declines the turn (option ask)"
-        )
+        return _side_plan(shown, False, best, "its owner declines the turn (option ask)")
     # The model is turned to a facing rounded as the state stores it, and the side is read
     # again from that stored facing, so the plan and the table agree to the last digit.
     facing = round(facing_to_present(best, target, shooter), 3)
     final = side_hit(options, shooter, target, False, facing)
-    return SidePlan(
-        shown,
-        hull_down=False,
-        best=best,
-        facing=facing,
-        final=final,
-        undecided=options.best_armour == "ask" and decision is None,
+    undecided = options.best_armour == "ask" and decision is None
+    return _side_plan(shown, False, best, None, facing, final, undecided)
+
+
+def _side_plan(
+    shown: SideReading,
+    hull_down: bool,
+    best: Side | None = None,
+    blocked: str | None = None,
+    facing: float | None = None,
+    final: SideReading | None = None,
+    undecided: bool = False,
+) -> SidePlan:
+    """``SidePlan(...)`` built as ``core.built.frozen`` builds it: every field given."""
+    return frozen(
+        SidePlan,
+        {
+            "shown": shown,
+            "hull_down": hull_down,
+            "best": best,
+            "blocked": blocked,
+            "facing": facing,
+            "final": final,
+            "undecided": undecided,
+        },
     )
 
 
@@ -330,8 +348,22 @@ def _shot_penalties(options: Options, target: TankState, line: LineOfFire) -> tu
 
 
 def _penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> Modifier:
-    return Modifier(
-        clause=clause, label=label, amount=amount, applies_to="accuracy_dice", ruling=ruling
+    return _modifier(clause, label, amount, "accuracy_dice", ruling)
+
+
+def _modifier(
+    clause: str, label: str, amount: int, applies_to: ModifierTarget, ruling: str | None = None
+) -> Modifier:
+    """``Modifier(...)`` as ``core.built.model`` builds it: from values of its own types."""
+    return model(
+        Modifier,
+        {
+            "clause": clause,
+            "label": label,
+            "amount": amount,
+            "applies_to": applies_to,
+            "ruling": ruling,
+        },
     )
 
 
@@ -345,14 +377,7 @@ def penetration_modifiers(
 def _gun_modifiers(shooter: TankState) -> tuple[Modifier, ...]:
     if not shooter.gun_damage:
         return ()
-    return (
-        Modifier(
-            clause="TTT-E7",
-            label="Gun Damaged",
-            amount=-shooter.gun_damage,
-            applies_to="penetration_dice",
-        ),
-    )
+    return (_modifier("TTT-E7", "Gun Damaged", -shooter.gun_damage, "penetration_dice"),)
 
 
 def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
@@ -361,34 +386,34 @@ def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
     cover = line.cover
     if cover:
         mods.append(
-            Modifier(
-                clause="TTT-CV1",
-                label=f"Cover +{cover} ({line.cover_why})",
-                amount=cover,
-                applies_to="armour",
-                ruling="Cover is added once, to the armour" if options.cover == "armour" else None,
+            _modifier(
+                "TTT-CV1",
+                f"Cover +{cover} ({line.cover_why})",
+                cover,
+                "armour",
+                "Cover is added once, to the armour" if options.cover == "armour" else None,
             )
         )
         if options.cover == "literal":
             mods.append(
-                Modifier(
-                    clause="TTT-E5",
-                    label=f"Cover also taken off the red dice ({line.cover_why})",
-                    amount=-cover,
-                    applies_to="penetration_dice",
-                    ruling="literal: Cover subtracted from the dice and added to the armour",
+                _modifier(
+                    "TTT-E5",
+                    f"Cover also taken off the red dice ({line.cover_why})",
+                    -cover,
+                    "penetration_dice",
+                    "literal: Cover subtracted from the dice and added to the armour",
                 )
             )
     concealed = concealment_armour(options, line)
     if concealed:
         kind = "light" if concealed == 1 else "heavy"
         mods.append(
-            Modifier(
-                clause="TTT-CN1",
-                label=f"{kind} concealment +{concealed} ({line.concealment_why})",
-                amount=concealed,
-                applies_to="armour",
-                ruling="concealment is a Cover-style bonus against penetration "
+            _modifier(
+                "TTT-CN1",
+                f"{kind} concealment +{concealed} ({line.concealment_why})",
+                concealed,
+                "armour",
+                "concealment is a Cover-style bonus against penetration "
                 "(option concealment: cover)",
             )
         )
@@ -462,19 +487,22 @@ def plan_against(
         if m.applies_to == "penetration_dice":
             red += m.amount
     armour = target.card.armour.of(side.side)
-    return EngagePlan(
-        shooter=shooter,
-        target=target,
-        line=line,
-        side=side,
-        accuracy_mods=accuracy_mods,
-        white_dice=max(0, white),
-        penetration_mods=penetration_mods,
-        red_dice=max(0, red),
-        armour=armour,
-        threshold=armour + line.cover + concealment_armour(options, line),
-        reroll_accuracy=own.reroll_accuracy,
-        reroll_penetration=own.reroll_penetration,
+    return frozen(
+        EngagePlan,
+        {
+            "shooter": shooter,
+            "target": target,
+            "line": line,
+            "side": side,
+            "accuracy_mods": accuracy_mods,
+            "white_dice": max(0, white),
+            "penetration_mods": penetration_mods,
+            "red_dice": max(0, red),
+            "armour": armour,
+            "threshold": armour + line.cover + concealment_armour(options, line),
+            "reroll_accuracy": own.reroll_accuracy,
+            "reroll_penetration": own.reroll_penetration,
+        },
     )
 
 
@@ -496,6 +524,9 @@ def plan_engage(
     return plan_shot(state.options, shooter, target, line, side, declared)
 
 
+_by_id = operator.attrgetter("id")
+
+
 def plan_engages(
     state: TableState, tank_id: str, declared: GrizzledUse | None = None
 ) -> list[tuple[TankState, EngagePlan | RulesError]]:
@@ -508,11 +539,9 @@ def plan_engages(
     tables), with the shooter's checks, penalties and sight-line geometry worked out once.
     """
     tank = get_tank(state, tank_id)
-    enemies = [
-        t
-        for t in sorted(state.tanks.values(), key=lambda t: t.id)
-        if t.player != tank.player and t.on_board
-    ]
+    player = tank.player
+    enemies = [t for t in sorted(state.tanks.values(), key=_by_id) if t.player != player]
+    enemies = [t for t in enemies if t.on_board]
     if not enemies:
         return []
     shooter = check_shooter(state, tank_id)

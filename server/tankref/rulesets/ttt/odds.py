@@ -35,10 +35,11 @@ import functools
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tankref.core.built import model
 from tankref.core.errors import RulesError
 from tankref.core.results import Modifier
 from tankref.rulesets.ttt.actions import GrizzledUse
@@ -589,22 +590,6 @@ _MORALE_NOTE = (
 )
 _RESHUFFLE_NOTE = "The draw pile is empty: the damage card comes from a full, fresh deck."
 
-M = TypeVar("M", bound=BaseModel)
-_set = object.__setattr__
-
-
-def _trusted(cls: type[M], values: dict[str, Any]) -> M:
-    """A model from values this module computed itself, every field given and of its type:
-    what ``model_construct`` builds, without its per-field loop (a shot's answer is built
-    for every target on every odds request). A test checks each such answer against the
-    same answer validated from its JSON."""
-    model = cls.__new__(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", set(values))
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
-    return model
-
 
 def odds_from_plan(
     plan: EngagePlan,
@@ -638,7 +623,7 @@ def _shot(
         notes += (_RESHUFFLE_NOTE,)
     grizzled = shooter.grizzled and not shooter.reroll_used
     crew = answer.morale
-    morale = _trusted(MoraleOdds, {"tank_id": target.id, **crew, "exact": dict(crew["exact"])})
+    morale = model(MoraleOdds, {"tank_id": target.id, **crew, "exact": dict(crew["exact"])})
     floats = answer.floats
     values = {
         "shooter": shooter.id,
@@ -675,7 +660,7 @@ def _shot(
         else _friends_morale(friends_on, plan, answer.numbers),
         "notes": notes,
     }
-    return _trusted(ShotOdds, values), answer.rank
+    return model(ShotOdds, values), answer.rank
 
 
 def _second_hit(state: TableState, shooter: TankState, target: TankState) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
+from tankref.core.built import frozen
 from tankref.core.geometry import (
     Box,
     Point,
@@ -189,15 +190,24 @@ FAN_SCAN = 24
 
 class Sightlines:
     """``read_line`` from one shooter to many targets: the same ``LineOfFire`` for each, with
-    what depends on the shooter alone (which pieces hold it, where each circle lies from it)
-    worked out once. The odds for every target of a shooter read their lines here."""
+    what depends on the shooter alone (which pieces hold it, where each circle and smoke
+    screen lies from it) worked out once. The odds for every target of a shooter read their
+    lines here."""
 
     def __init__(self, state: TableState, shooter: TankState) -> None:
         self.state = state
         self.a = shooter.pos
         self.pieces = list(state.terrain.values())
-        self.fan = SegmentFan(self.a, [piece.shape for piece in self.pieces])
         self.slot = {id(piece): i for i, piece in enumerate(self.pieces)}
+        self.stacking = state.options.smoke_stacking
+        # Few screens: each line measures its distance to every screen that has strength
+        # (read_line looks at them all too); many: the lines ask the index, as read_line.
+        self.screens: list[SmokeScreen] | None = None
+        centres: tuple[Point, ...] = ()
+        if len(state.smoke) < INDEXED:
+            self.screens = [screen for screen in state.smoke if screen.strength > 0]
+            centres = tuple((screen.x, screen.z) for screen in self.screens)
+        self.fan = SegmentFan(self.a, [piece.shape for piece in self.pieces], centres)
 
     def line(self, target: TankState) -> LineOfFire:
         a, b = self.a, target.pos
@@ -209,10 +219,24 @@ class Sightlines:
             near = _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b)
             which = [self.slot[id(piece)] for piece in near]
         holds_a = fan.holds_a
-        for i in fan.entered(b, which):
-            piece = pieces[i]
-            _read_piece(line, piece, holds_a[i], contains(piece.shape, b))
-        return _finish(self.state, line, target)
+        for i, holds_b in fan.entered(b, which):
+            _read_piece(line, pieces[i], holds_a[i], holds_b)
+        if target.hull_down and not line.hull_down:
+            line.hull_down, line.hull_down_why = True, "marked hull-down"
+        if self.screens is None:
+            line.smoke, line.smoke_screens = smoke_on_line(self.state.smoke, a, b, self.stacking)
+        elif self.screens:
+            found = []
+            for screen, dist in zip(self.screens, fan.distances(b), strict=True):
+                strength = smoke_strength_at(screen, dist)
+                if strength:
+                    found.append((screen.id, strength))
+            if found:
+                line.smoke_screens = found
+                line.smoke = (
+                    sum(s for _, s in found) if self.stacking == "add" else max(s for _, s in found)
+                )
+        return line
 
 
 @dataclass(frozen=True)
@@ -233,14 +257,18 @@ def side_hit(
     (``facing``: as if the target faced that way instead, for a turn not yet made)."""
     rel = relative_bearing(target.facing if facing is None else facing, target.pos, shooter.pos)
     if hull_down:
-        return SideReading("turret", rel)
+        return _reading("turret", rel)
     reading = arc_of(rel, options.front_arc, options.rear_arc)
     if reading.on_edge is None:
-        return SideReading(reading.arc, rel)
+        return _reading(reading.arc, rel)
     first, second = reading.on_edge
     armour = target.card.armour
     weaker: Side = first if armour.of(first) <= armour.of(second) else second
-    return SideReading(weaker, rel, _WEAKER_ON_EDGE)
+    return _reading(weaker, rel, _WEAKER_ON_EDGE)
+
+
+def _reading(side: Side, relative: float, note: str | None = None) -> SideReading:
+    return frozen(SideReading, {"side": side, "relative": relative, "note": note})
 
 
 def in_front_arc(options: Options, shooter: TankState, target: TankState) -> bool:
