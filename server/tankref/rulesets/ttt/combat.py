@@ -473,12 +473,36 @@ def plan_shot(
 
 
 def plan_against(
-    options: Options, own: ShooterPlan, target: TankState, line: LineOfFire, side: SidePlan
+    options: Options,
+    own: ShooterPlan,
+    target: TankState,
+    line: LineOfFire,
+    side: SidePlan,
+    made: dict[tuple[object, ...], tuple[Modifier, ...]] | None = None,
 ) -> EngagePlan:
-    """``plan_shot`` with the shooter's part already worked out (``shooter_plan``)."""
+    """``plan_shot`` with the shooter's part already worked out (``shooter_plan``).
+
+    ``made``: the modifiers already built for other targets of this shooter, by everything
+    they are built from (one shooter's shots often cross the same forest or smoke)."""
     shooter = own.shooter
-    accuracy_mods = own.accuracy_mods + _shot_penalties(options, target, line)
-    penetration_mods = own.gun_mods + _line_modifiers(options, line)
+    if made is None:
+        shot_mods = _shot_penalties(options, target, line)
+        line_mods = _line_modifiers(options, line)
+    else:
+        fast = target.moved == "fast" and target.card.fast_evasion
+        concealed = (line.concealment, line.concealment_why)
+        shot_key = (fast, *concealed, line.smoke, len(line.smoke_screens))
+        found = made.get(shot_key)
+        if found is None:
+            found = made[shot_key] = _shot_penalties(options, target, line)
+        shot_mods = found
+        line_key = (line.cover, line.cover_why, *concealed)
+        found = made.get(line_key)
+        if found is None:
+            found = made[line_key] = _line_modifiers(options, line)
+        line_mods = found
+    accuracy_mods = own.accuracy_mods + shot_mods
+    penetration_mods = own.gun_mods + line_mods
     white = shooter.card.accuracy
     for m in accuracy_mods:
         white += m.amount
@@ -527,28 +551,22 @@ def plan_engage(
 _by_id = operator.attrgetter("id")
 
 
-def plan_engages(
-    state: TableState, tank_id: str, declared: GrizzledUse | None = None
-) -> list[tuple[TankState, EngagePlan | RulesError]]:
-    """``plan_engage`` against every enemy on the table, by id: each one's plan, or the
-    refusal about that target alone (out of sight, outside a jammed turret's arc). A refusal
-    of the shooter itself is raised, as the first ``plan_engage`` would raise it (none when
-    no enemy is on the table).
-
-    The same plans as one ``plan_engage`` per target (a test compares them over many random
-    tables), with the shooter's checks, penalties and sight-line geometry worked out once.
-    """
+def engage_lines(
+    state: TableState, tank_id: str
+) -> tuple[TankState | None, list[tuple[TankState, LineOfFire | RulesError]]]:
+    """``check_engage`` against every enemy on the table, by id: the shooter and each
+    enemy's line of fire, or the refusal about that target alone (out of sight, outside a
+    jammed turret's arc). A refusal of the shooter itself is raised, as the first
+    ``check_engage`` would raise it (none when no enemy is on the table: then no shooter)."""
     tank = get_tank(state, tank_id)
     player = tank.player
     enemies = [t for t in sorted(state.tanks.values(), key=_by_id) if t.player != player]
     enemies = [t for t in enemies if t.on_board]
     if not enemies:
-        return []
+        return None, []
     shooter = check_shooter(state, tank_id)
-    options = state.options
-    own = shooter_plan(options, shooter, declared)
     sight = Sightlines(state, shooter)
-    out: list[tuple[TankState, EngagePlan | RulesError]] = []
+    out: list[tuple[TankState, LineOfFire | RulesError]] = []
     for target in enemies:
         try:
             check_target(state, shooter, target)
@@ -557,8 +575,32 @@ def plan_engages(
         except RulesError as err:
             out.append((target, err))
             continue
+        out.append((target, line))
+    return shooter, out
+
+
+def plan_engages(
+    state: TableState, tank_id: str, declared: GrizzledUse | None = None
+) -> list[tuple[TankState, EngagePlan | RulesError]]:
+    """``plan_engage`` against every enemy on the table, by id: each one's plan, or the
+    refusal about that target alone (as ``engage_lines``; a shooter's own refusal is raised).
+
+    The same plans as one ``plan_engage`` per target (a test compares them over many random
+    tables), with the shooter's checks, penalties and sight-line geometry worked out once.
+    """
+    shooter, lines = engage_lines(state, tank_id)
+    if shooter is None:
+        return []
+    options = state.options
+    own = shooter_plan(options, shooter, declared)
+    made: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
+    out: list[tuple[TankState, EngagePlan | RulesError]] = []
+    for target, line in lines:
+        if isinstance(line, RulesError):
+            out.append((target, line))
+            continue
         side = choose_side(state, shooter, target, line)
-        out.append((target, plan_against(options, own, target, line, side)))
+        out.append((target, plan_against(options, own, target, line, side, made)))
     return out
 
 
