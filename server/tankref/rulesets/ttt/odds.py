@@ -252,8 +252,17 @@ class _Linear(NamedTuple):
     hit: Fraction = ZERO
 
     def of(self, hit: Fraction, penetrate: Fraction) -> Fraction:
-        out = penetrate * self.pen if self.pen else ZERO
-        return out + hit * self.hit if self.hit else out
+        pen, per_hit = self.pen, self.hit
+        if not per_hit:
+            return penetrate * pen if pen else ZERO
+        if not pen:
+            return hit * per_hit
+        # The sum over one denominator: one reduction instead of three (same fraction).
+        den = penetrate.denominator * pen.denominator
+        den_hit = hit.denominator * per_hit.denominator
+        num = penetrate.numerator * pen.numerator * den_hit
+        num += hit.numerator * per_hit.numerator * den
+        return Fraction(num, den * den_hit)
 
 
 class _Weights(NamedTuple):
@@ -519,19 +528,21 @@ def _card_shares(deck: DeckKey) -> tuple[tuple[str, int, DamageEffect, bool, Fra
 def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
     """The card lines of a shot: the deck and P(penetrated) decide them, not the crews, so
     situations that differ only in morale share them."""
-    return tuple(
-        CardOdds(
-            name=name,
-            effect=effect,
-            catastrophic=catastrophic,
-            left=copies,
-            p_given_penetration=float(p),
-            p=float(p * penetrate),
-            exact_given_penetration=_exact(p),
-            exact=_exact(p * penetrate),
-        )
-        for (name, copies, effect, catastrophic, p) in _card_shares(deck)
-    )
+    out = []
+    for name, copies, effect, catastrophic, p in _card_shares(deck):
+        drawn = p * penetrate
+        values = {
+            "name": name,
+            "effect": effect,
+            "catastrophic": catastrophic,
+            "left": copies,
+            "p_given_penetration": float(p),
+            "p": float(drawn),
+            "exact_given_penetration": _exact(p),
+            "exact": _exact(drawn),
+        }
+        out.append(model(CardOdds, values))
+    return tuple(out)
 
 
 _FIRST_TRIGGER = ("TTT-MO2 (1) a penetrating hit that leaves it on the table",)
