@@ -35,6 +35,7 @@ __all__ = [
     "SegmentIndex",
     "Shape",
     "TableArea",
+    "arc_at",
     "arc_of",
     "bearing",
     "bounding_box",
@@ -502,21 +503,31 @@ def arc_of(
     if not math.isfinite(relative):
         raise ValueError(f"relative bearing must be finite, got {relative}")
     rel = signed_angle(relative)
+    arc, edge = arc_at(rel, front_half_width, rear_half_width)
+    return ArcReading(arc, rel, edge)
+
+
+def arc_at(
+    rel: float, front_half_width: float, rear_half_width: float
+) -> tuple[Arc, tuple[Arc, Arc] | None]:
+    """``arc_of``'s arc and edge for a bearing already folded by ``signed_angle``, without
+    its checks or its reading object: for widths already checked (a table's options), in
+    the hot path of every shot."""
     mag = abs(rel)
     if front_half_width + rear_half_width >= 180.0 - EPSILON_DEG:
         if abs(mag - front_half_width) <= EPSILON_DEG:
-            return ArcReading("front", rel, ("front", "rear"))
-        return ArcReading("front" if mag < front_half_width else "rear", rel)
+            return "front", ("front", "rear")
+        return ("front" if mag < front_half_width else "rear"), None
     if abs(mag - front_half_width) <= EPSILON_DEG:
-        return ArcReading("front", rel, ("front", "side"))
+        return "front", ("front", "side")
     rear_edge = 180.0 - rear_half_width
     if abs(mag - rear_edge) <= EPSILON_DEG:
-        return ArcReading("side", rel, ("side", "rear"))
+        return "side", ("side", "rear")
     if mag < front_half_width:
-        return ArcReading("front", rel)
+        return "front", None
     if mag > rear_edge:
-        return ArcReading("rear", rel)
-    return ArcReading("side", rel)
+        return "rear", None
+    return "side", None
 
 
 # --- the table ----------------------------------------------------------------------------

@@ -25,13 +25,14 @@ from tankref.core.geometry import (
     Point,
     SegmentFan,
     SegmentIndex,
-    arc_of,
+    arc_at,
     bounding_box,
     contains,
     distance,
     relative_bearing,
     segment_enters,
     segment_point_distance,
+    signed_angle,
 )
 from tankref.rulesets.ttt.cards import Side
 from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TankState, TerrainPiece
@@ -258,10 +259,11 @@ def side_hit(
     rel = relative_bearing(target.facing if facing is None else facing, target.pos, shooter.pos)
     if hull_down:
         return _reading("turret", rel)
-    reading = arc_of(rel, options.front_arc, options.rear_arc)
-    if reading.on_edge is None:
-        return _reading(reading.arc, rel)
-    first, second = reading.on_edge
+    # The table's options were checked when set: the arc is read without arc_of's checks.
+    arc, edge = arc_at(signed_angle(rel), options.front_arc, options.rear_arc)
+    if edge is None:
+        return _reading(arc, rel)
+    first, second = edge
     armour = target.card.armour
     weaker: Side = first if armour.of(first) <= armour.of(second) else second
     return _reading(weaker, rel, _WEAKER_ON_EDGE)
