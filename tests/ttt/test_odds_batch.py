@@ -20,8 +20,11 @@ from tankref.core.geometry import (
     Circle,
     Polygon,
     SegmentFan,
+    arc_at,
+    arc_of,
     segment_enters,
     segment_point_distance,
+    signed_angle,
 )
 from tankref.core.geometry import contains as shape_contains
 from tankref.core.results import Modifier
@@ -286,3 +289,18 @@ def test_built_plans_have_every_field_and_equal_the_ordinary_build() -> None:
                 assert Modifier.model_validate(mod.model_dump()) == mod
                 assert mod.model_dump_json() == Modifier(**mod.model_dump()).model_dump_json()
     assert seen > 20
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(st.floats(-720, 720), st.sampled_from([45.0, -45.0, 135.0, 180.0, -180.0, 0.0])),
+    st.sampled_from([(45.0, 45.0), (60.0, 30.0), (90.0, 90.0), (30.0, 150.0), (100.0, 20.0)]),
+)
+def test_arc_at_reads_what_arc_of_reads_TTT_E2(
+    relative: float, widths: tuple[float, float]
+) -> None:
+    """TTT-E2: the unchecked arc reading the side hit uses gives arc_of's arc and edge, on
+    the arc edges too (within EPSILON_DEG) and where front and rear meet (no side arc)."""
+    front, rear = widths
+    reading = arc_of(relative, front, rear)
+    assert arc_at(signed_angle(relative), front, rear) == (reading.arc, reading.on_edge)
