@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from tankref.core.errors import RulesError
 from tankref.rulesets.ttt.cards import (
@@ -175,18 +176,21 @@ def _spend_stars(
     return won, stopped, factor
 
 
-@functools.lru_cache(maxsize=4096)
-def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: bool) -> Fraction:
-    """P(the red dice reach ``needed`` PEN), stars and (if ``reroll``) the Grizzled reroll in.
+class _Chain(NamedTuple):
+    """The first Penetration roll and its star chain against one PEN needed (TTT-E6)."""
 
-    Mirrors ``combat._roll_penetration``: the first roll; stars reroll the first blank die
-    while too few PEN show; then the Grizzled reroll takes the weakest die (a blank, else the
-    die with the fewest PEN) and only that die's own stars are spent after it.
-    """
-    if needed <= 0:
-        return ONE  # no PEN needed: even an empty pool penetrates
-    if dice <= 0:
-        return ZERO
+    p: Fraction  # P(penetrated) before any Grizzled reroll
+    stopped: tuple[tuple[tuple[int, int, int], int], ...]  # short: (PEN, blanks, fewest PEN)
+    denominator: int  # of the stopped weights
+    sides: int
+    chain: tuple[tuple[int, int, int], ...]  # the faces a star reroll may change to
+    chain_sides: int
+    full: tuple[tuple[int, int, int], ...]  # every face: (PEN, STAR, faces)
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_chain(red: tuple[RedFace, ...], dice: int, needed: int) -> _Chain:
+    """Shared by the odds with and without the Grizzled reroll (they differ only after it)."""
     sides = len(red)
     classes = Counter(red)
     if any(pen == 0 and star > 1 for (pen, star) in classes):
@@ -203,24 +207,46 @@ def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: b
     )
     chain_sides = sides - loops
     full = tuple((pen, star, faces) for (pen, star), faces in classes.items())
-
-    base = sides**dice
     won, stopped, factor = _spend_stars(_first_roll(red, dice), needed, chain, chain_sides)
-    p = Fraction(won, base * factor)
-    if not reroll or not stopped:
-        return p
+    denominator = sides**dice * factor
+    return _Chain(
+        Fraction(won, denominator),
+        tuple(stopped.items()),
+        denominator,
+        sides,
+        chain,
+        chain_sides,
+        full,
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: bool) -> Fraction:
+    """P(the red dice reach ``needed`` PEN), stars and (if ``reroll``) the Grizzled reroll in.
+
+    Mirrors ``combat._roll_penetration``: the first roll; stars reroll the first blank die
+    while too few PEN show; then the Grizzled reroll takes the weakest die (a blank, else the
+    die with the fewest PEN) and only that die's own stars are spent after it.
+    """
+    if needed <= 0:
+        return ONE  # no PEN needed: even an empty pool penetrates
+    if dice <= 0:
+        return ZERO
+    first = _first_chain(red, dice, needed)
+    if not reroll or not first.stopped:
+        return first.p
     # The Grizzled reroll (TTT-CR1) on the weakest die, then that die's own stars.
     after: dict[_Pool, int] = defaultdict(int)
-    for (pens, blanks, low), weight in stopped.items():
+    for (pens, blanks, low), weight in first.stopped:
         lost, blanks_left = (0, blanks - 1) if blanks else (low, 0)
-        for pen, star, faces in full:
+        for pen, star, faces in first.full:
             after[(pens - lost + pen, blanks_left + (pen == 0), star, 0)] += weight * faces
-    won2, _, factor2 = _spend_stars(after.items(), needed, chain, chain_sides)
-    return p + Fraction(won2, base * factor * sides * factor2)
+    won2, _, factor2 = _spend_stars(after.items(), needed, first.chain, first.chain_sides)
+    return first.p + Fraction(won2, first.denominator * first.sides * factor2)
 
 
 def clear_dice_caches() -> None:
     """Forget the cached dice sums and the faces read from card data."""
-    for cached in (hit_odds, penetration_odds, _first_roll):
+    for cached in (hit_odds, penetration_odds, _first_chain, _first_roll):
         cached.cache_clear()
     _TABLE_DICE.clear()
