@@ -24,13 +24,19 @@ any move, not a replayed answer.
 Times are CPU time of this process (``time.process_time_ns``) by default, which a shared,
 busy machine inflates less than wall time; ``--wall`` times wall-clock instead.
 
+``--profile`` prints where the warm run's time goes instead (cProfile over ``--runs`` warm
+runs, by own time, and each stage's share: lines of fire, side and plan, the answer).
+
     python bench/odds_table.py --runs 21 [--strict]
+    python bench/odds_table.py --profile [--runs 20]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
+import pstats
 import random
 import statistics
 import sys
@@ -122,6 +128,37 @@ def time_ms(
     return out
 
 
+# The stages of one shooter's odds, by the function that does each (cumulative time).
+STAGES = (
+    ("all pairs (odds_for_shooter)", "odds_for_shooter"),
+    ("  planning every target (plan_engages)", "plan_engages"),
+    ("    shooter checks and lines of fire (engage_lines)", "engage_lines"),
+    ("      the lines alone (Sightlines.line)", "line"),
+    ("    side hit and best-armour turn (choose_side)", "choose_side"),
+    ("    dice, modifiers, PEN needed (plan_against)", "plan_against"),
+    ("  the answers (_odds: situation lookup, ShotOdds)", "_odds"),
+)
+
+
+def profile(all_pairs: Callable[[], int], runs: int) -> int:
+    """cProfile over ``runs`` warm runs: each stage's share, then the top functions."""
+    all_pairs()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(runs):
+        all_pairs()
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    table = stats.stats  # type: ignore[attr-defined]
+    total = sum(row[2] for row in table.values())  # own times add up to the whole
+    print(f"warm runs profiled: {runs}; per run {total / runs * 1e3:.2f} ms under cProfile")
+    for label, name in STAGES:
+        cumulative = sum(row[3] for (_, _, func), row in table.items() if func == name)
+        print(f"{label:56} {cumulative / total:6.1%}")
+    stats.sort_stats("tottime").print_stats(25)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Exact odds for every shooter-target pair of a 20-vs-20 table, cold and "
@@ -133,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         "--wall", action="store_true", help="time wall-clock instead of this process's CPU time"
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument(
+        "--profile", action="store_true", help="profile the warm runs instead of timing them"
+    )
     args = parser.parse_args(argv)
     clock = time.perf_counter_ns if args.wall else time.process_time_ns
 
@@ -157,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
                 with contextlib.suppress(RulesError):  # out of sight: the odds try it too
                     check_engage(state, r, b)
 
+    if args.profile:
+        return profile(all_pairs, args.runs)
     cold = time_ms(all_pairs, args.runs, before=clear_caches, clock=clock)
     warm = time_ms(all_pairs, args.runs, clock=clock)
     base = time_ms(copies, args.runs, clock=clock)

@@ -32,9 +32,11 @@ __all__ = [
     "Edge",
     "Point",
     "Polygon",
+    "SegmentFan",
     "SegmentIndex",
     "Shape",
     "TableArea",
+    "arc_at",
     "arc_of",
     "bearing",
     "bounding_box",
@@ -414,6 +416,94 @@ class SegmentIndex:
         return sorted(found)
 
 
+class SegmentFan:
+    """Segments from one fixed end ``a`` to many ends ``b``, against fixed shapes and points:
+    which shapes a-b enters (``segment_enters``) and holds b (``contains``), and how far a-b
+    passes from each point (``segment_point_distance``), to the last bit, with the work that
+    depends on ``a`` alone done once: whether each shape holds ``a`` (``holds_a``), where
+    each circle and point lies from ``a``. One shooter's lines of fire to every target share it.
+    """
+
+    __slots__ = ("a", "circles", "holds_a", "points", "shapes")
+
+    def __init__(
+        self, a: Point, shapes: list[Circle | Polygon], points: tuple[Point, ...] = ()
+    ) -> None:
+        self.a = a
+        self.shapes = shapes
+        self.holds_a = [contains(shape, a) for shape in shapes]
+        # Per circle: its centre, its reach (radius + LENGTH_EPSILON, as segment_enters and
+        # contains add it), then as for a point; None for a polygon.
+        self.circles: list[tuple[float, float, float, float, float, float] | None] = []
+        for shape in shapes:
+            if isinstance(shape, Circle):
+                self.circles.append(
+                    (
+                        shape.x,
+                        shape.z,
+                        shape.radius + LENGTH_EPSILON,
+                        *self._from_a(shape.x, shape.z),
+                    )
+                )
+            else:
+                self.circles.append(None)
+        # Per point: its position, the point less a (the w of _segment_point_distance) and
+        # |w| (its distance when the nearest point of the segment is a).
+        self.points = [(px, pz, *self._from_a(px, pz)) for px, pz in points]
+
+    def _from_a(self, px: float, pz: float) -> tuple[float, float, float]:
+        wx, wz = px - self.a[0], pz - self.a[1]
+        return wx, wz, _hypot(wx, wz)
+
+    def entered(self, b: Point, which: list[int] | None = None) -> list[tuple[int, bool]]:
+        """(index, whether it holds b) of each shape (of ``which``, else all) a-b enters."""
+        ax, az = self.a
+        bx, bz = b
+        dx = bx - ax
+        dz = bz - az
+        len2 = dx * dx + dz * dz
+        out = []
+        circles = self.circles
+        for i in range(len(circles)) if which is None else which:
+            circle = circles[i]
+            if circle is None:
+                shape = self.shapes[i]
+                if segment_enters(shape, self.a, b):
+                    out.append((i, contains(shape, b)))
+                continue
+            # _segment_point_distance's arithmetic, term for term, so the ruling on a line
+            # that grazes a circle cannot differ from segment_enters'.
+            px, pz, reach, wx, wz, near_a = circle
+            dot = wx * dx + wz * dz
+            if dot <= 0.0:
+                d = near_a
+            elif dot >= len2:
+                d = _hypot(px - bx, pz - bz)
+            else:
+                d = abs(wx * dz - wz * dx) / _sqrt(len2)
+            if d <= reach:
+                out.append((i, _hypot(bx - px, bz - pz) <= reach))
+        return out
+
+    def distances(self, b: Point) -> list[float]:
+        """``segment_point_distance(a, b, p)`` for each of the points, in order."""
+        ax, az = self.a
+        bx, bz = b
+        dx = bx - ax
+        dz = bz - az
+        len2 = dx * dx + dz * dz
+        out = []
+        for px, pz, wx, wz, near_a in self.points:
+            dot = wx * dx + wz * dz
+            if dot <= 0.0:
+                out.append(near_a)
+            elif dot >= len2:
+                out.append(_hypot(px - bx, pz - bz))
+            else:
+                out.append(abs(wx * dz - wz * dx) / _sqrt(len2))
+        return out
+
+
 # --- hit arcs -----------------------------------------------------------------------------
 
 Arc = Literal["front", "side", "rear"]
@@ -452,21 +542,31 @@ def arc_of(
     if not math.isfinite(relative):
         raise ValueError(f"relative bearing must be finite, got {relative}")
     rel = signed_angle(relative)
+    arc, edge = arc_at(rel, front_half_width, rear_half_width)
+    return ArcReading(arc, rel, edge)
+
+
+def arc_at(
+    rel: float, front_half_width: float, rear_half_width: float
+) -> tuple[Arc, tuple[Arc, Arc] | None]:
+    """``arc_of``'s arc and edge for a bearing already folded by ``signed_angle``, without
+    its checks or its reading object: for widths already checked (a table's options), in
+    the hot path of every shot."""
     mag = abs(rel)
     if front_half_width + rear_half_width >= 180.0 - EPSILON_DEG:
         if abs(mag - front_half_width) <= EPSILON_DEG:
-            return ArcReading("front", rel, ("front", "rear"))
-        return ArcReading("front" if mag < front_half_width else "rear", rel)
+            return "front", ("front", "rear")
+        return ("front" if mag < front_half_width else "rear"), None
     if abs(mag - front_half_width) <= EPSILON_DEG:
-        return ArcReading("front", rel, ("front", "side"))
+        return "front", ("front", "side")
     rear_edge = 180.0 - rear_half_width
     if abs(mag - rear_edge) <= EPSILON_DEG:
-        return ArcReading("side", rel, ("side", "rear"))
+        return "side", ("side", "rear")
     if mag < front_half_width:
-        return ArcReading("front", rel)
+        return "front", None
     if mag > rear_edge:
-        return ArcReading("rear", rel)
-    return ArcReading("side", rel)
+        return "rear", None
+    return "side", None
 
 
 # --- the table ----------------------------------------------------------------------------

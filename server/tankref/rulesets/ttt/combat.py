@@ -15,9 +15,10 @@ from operator import attrgetter, methodcaller
 from tankref.core import flow
 from tankref.core.adjudication import assign, refuse
 from tankref.core.dice import Roll
-from tankref.core.errors import DecisionNeeded, bad_value
+from tankref.core.errors import DecisionNeeded, RulesError, bad_value
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
-from tankref.core.results import Modifier
+from tankref.core.results import Modifier, ModifierTarget
+from tankref.core.trusted import frozen, whole
 from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
@@ -32,7 +33,14 @@ from tankref.rulesets.ttt.damage import apply_damage, draw_damage_card
 from tankref.rulesets.ttt.flow import get_tank, require_playing, require_present
 from tankref.rulesets.ttt.movement import facing_used
 from tankref.rulesets.ttt.presentation import tank_label
-from tankref.rulesets.ttt.sight import LineOfFire, SideReading, in_front_arc, read_line, side_hit
+from tankref.rulesets.ttt.sight import (
+    LineOfFire,
+    SideReading,
+    Sightlines,
+    in_front_arc,
+    read_line,
+    side_hit,
+)
 from tankref.rulesets.ttt.state import Options, TableState, TankState
 
 
@@ -40,6 +48,15 @@ def check_engage(
     state: TableState, tank_id: str, target_id: str
 ) -> tuple[TankState, TankState, LineOfFire]:
     """TTT-E1 and every refusal that stops a tank from firing; changes nothing."""
+    shooter = check_shooter(state, tank_id)
+    target = check_target(state, shooter, get_tank(state, target_id, "target_id"))
+    line = read_line(state, shooter, target)
+    check_sight(shooter, target, line)
+    return shooter, target, line
+
+
+def check_shooter(state: TableState, tank_id: str) -> TankState:
+    """The refusals of ``check_engage`` that hold whatever the target (TTT-E1 ...)."""
     require_playing(state)
     shooter = get_tank(state, tank_id)
     require_present(shooter)
@@ -80,7 +97,12 @@ def check_engage(
         refuse(
             "ACTION_AFTER_SMOKE", "TTT-SM1", f"{label} popped reusable smoke: no Engage this turn"
         )
-    target = get_tank(state, target_id, "target_id")
+    return shooter
+
+
+def check_target(state: TableState, shooter: TankState, target: TankState) -> TankState:
+    """The refusals of ``check_engage`` about the target, before its line is read (TTT-E1,
+    TTT-E7's jammed turret)."""
     if target.player == shooter.player:
         refuse(flow.NOT_AN_ENEMY, "TTT-E1", f"target_id: {tank_label(target)} is a friendly tank")
     if not target.on_board:
@@ -91,23 +113,30 @@ def check_engage(
         refuse(
             "TURRET_JAMMED",
             "TTT-E7",
-            f"{label}'s turret is jammed: {tank_label(target)} is outside its front arc",
+            f"{tank_label(shooter)}'s turret is jammed: {tank_label(target)} is outside its "
+            "front arc",
         )
-    line = read_line(state, shooter, target)
+    return target
+
+
+def check_sight(shooter: TankState, target: TankState, line: LineOfFire) -> None:
+    """TTT-E1: the shooter must see the target."""
     if not line.visible:
         refuse(
             "NO_LINE_OF_SIGHT",
             "TTT-E1",
-            f"{label} cannot see {tank_label(target)}: blocked by {line.blocked_by}",
+            f"{tank_label(shooter)} cannot see {tank_label(target)}: blocked by {line.blocked_by}",
             blocked_by=line.blocked_by,
         )
-    return shooter, target, line
 
 
 def best_side(target: TankState) -> Side:
-    """The strongest of Front, Side, Rear (ties go to the front)."""
+    """The strongest of Front, Side, Rear (ties go to the front, then to the side)."""
     armour = target.card.armour
-    return max(("front", "side", "rear"), key=lambda s: (armour.of(s), s == "front"))
+    front, side, rear = armour.front, armour.side, armour.rear
+    if front >= side and front >= rear:
+        return "front"
+    return "side" if side >= rear else "rear"
 
 
 def facing_to_present(side: Side, target: TankState, shooter: TankState) -> float:
@@ -213,29 +242,45 @@ def choose_side(
     options = state.options
     shown = side_hit(options, shooter, target, line.hull_down)
     if line.hull_down:
-        return SidePlan(shown, hull_down=True)
+        return _side_plan(shown, True)
     best = best_side(target)
     armour = target.card.armour
     if armour.of(best) <= armour.of(shown.side):
-        return SidePlan(shown, hull_down=False)
+        return _side_plan(shown, False)
     blocked = _turn_blocked(state, target)
     if blocked:
-        return SidePlan(shown, hull_down=False, best=best, blocked=blocked)
+        return _side_plan(shown, False, best, blocked)
     if options.best_armour == "ask" and decision == "stay":
-        return SidePlan(
-            shown, hull_down=False, best=best, blocked="its owner declines the turn (option ask)"
-        )
+        return _side_plan(shown, False, best, "its owner declines the turn (option ask)")
     # The model is turned to a facing rounded as the state stores it, and the side is read
     # again from that stored facing, so the plan and the table agree to the last digit.
     facing = round(facing_to_present(best, target, shooter), 3)
     final = side_hit(options, shooter, target, False, facing)
-    return SidePlan(
-        shown,
-        hull_down=False,
-        best=best,
-        facing=facing,
-        final=final,
-        undecided=options.best_armour == "ask" and decision is None,
+    undecided = options.best_armour == "ask" and decision is None
+    return _side_plan(shown, False, best, None, facing, final, undecided)
+
+
+def _side_plan(
+    shown: SideReading,
+    hull_down: bool,
+    best: Side | None = None,
+    blocked: str | None = None,
+    facing: float | None = None,
+    final: SideReading | None = None,
+    undecided: bool = False,
+) -> SidePlan:
+    """``SidePlan(...)`` built as ``core.trusted.frozen`` builds it: every field given."""
+    return frozen(
+        SidePlan,
+        {
+            "shown": shown,
+            "hull_down": hull_down,
+            "best": best,
+            "blocked": blocked,
+            "facing": facing,
+            "final": final,
+            "undecided": undecided,
+        },
     )
 
 
@@ -243,88 +288,117 @@ def accuracy_penalties(
     options: Options, shooter: TankState, target: TankState, line: LineOfFire
 ) -> tuple[Modifier, ...]:
     """TTT-E4: every die taken off the shooter's Accuracy, each with the clause imposing it."""
+    return _shooter_penalties(shooter) + _shot_penalties(options, target, line)
+
+
+def _shooter_penalties(shooter: TankState) -> tuple[Modifier, ...]:
+    """TTT-E4's penalties that come from the shooter alone, in the order they are listed."""
     mods: list[Modifier] = []
-
-    def penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> None:
-        mods.append(
-            Modifier(
-                clause=clause, label=label, amount=amount, applies_to="accuracy_dice", ruling=ruling
-            )
-        )
-
     if shooter.moved != "none":
-        penalty("TTT-M1", f"moved this turn ({shooter.moved})", -2)
+        mods.append(_penalty("TTT-M1", f"moved this turn ({shooter.moved})", -2))
     if shooter.morale == "shaken":
-        penalty("TTT-MR1", "Shaken crew", -1)
+        mods.append(_penalty("TTT-MR1", "Shaken crew", -1))
     if shooter.optics_damage:
-        penalty("TTT-E7", "Optics Damaged", -shooter.optics_damage)
+        mods.append(_penalty("TTT-E7", "Optics Damaged", -shooter.optics_damage))
+    return tuple(mods)
+
+
+def _shot_penalties(options: Options, target: TankState, line: LineOfFire) -> tuple[Modifier, ...]:
+    """TTT-E4's penalties that come from the target and the line of fire."""
+    mods: list[Modifier] = []
     if target.moved == "fast" and target.card.fast_evasion:
-        penalty("TTT-M2", "target Moving Fast (its card: -1 enemy Accuracy)", -1)
+        mods.append(_penalty("TTT-M2", "target Moving Fast (its card: -1 enemy Accuracy)", -1))
     if line.concealment and options.concealment == "accuracy":
         kind = "light" if line.concealment == 1 else "heavy"
-        penalty(
-            "TTT-CN1",
-            f"{kind} concealment ({line.concealment_why})",
-            -line.concealment,
-            "concealment takes Accuracy dice off the shooter (option concealment: accuracy)",
+        mods.append(
+            _penalty(
+                "TTT-CN1",
+                f"{kind} concealment ({line.concealment_why})",
+                -line.concealment,
+                "concealment takes Accuracy dice off the shooter (option concealment: accuracy)",
+            )
         )
     if line.smoke:
         stacking = options.smoke_stacking
         ruling = "screens add" if stacking == "add" else "the strongest screen on the line applies"
-        penalty(
-            "TTT-SM3",
-            f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))",
-            -line.smoke,
-            ruling,
+        mods.append(
+            _penalty(
+                "TTT-SM3",
+                f"smoke on the line of fire ({len(line.smoke_screens)} screen(s))",
+                -line.smoke,
+                ruling,
+            )
         )
     return tuple(mods)
+
+
+def _penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> Modifier:
+    return _modifier(clause, label, amount, "accuracy_dice", ruling)
+
+
+def _modifier(
+    clause: str, label: str, amount: int, applies_to: ModifierTarget, ruling: str | None = None
+) -> Modifier:
+    """``Modifier(...)`` as ``core.trusted.whole`` builds it: from values of its own types."""
+    return whole(
+        Modifier,
+        {
+            "clause": clause,
+            "label": label,
+            "amount": amount,
+            "applies_to": applies_to,
+            "ruling": ruling,
+        },
+    )
 
 
 def penetration_modifiers(
     options: Options, shooter: TankState, line: LineOfFire
 ) -> tuple[Modifier, ...]:
     """TTT-E5/TTT-CV1: Gun Damaged, Cover on the armour, and (option literal) Cover off the dice."""
+    return _gun_modifiers(shooter) + _line_modifiers(options, line)
+
+
+def _gun_modifiers(shooter: TankState) -> tuple[Modifier, ...]:
+    if not shooter.gun_damage:
+        return ()
+    return (_modifier("TTT-E7", "Gun Damaged", -shooter.gun_damage, "penetration_dice"),)
+
+
+def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
+    """Cover (and, option literal, Cover off the dice) and concealment as armour."""
     mods: list[Modifier] = []
-    if shooter.gun_damage:
-        mods.append(
-            Modifier(
-                clause="TTT-E7",
-                label="Gun Damaged",
-                amount=-shooter.gun_damage,
-                applies_to="penetration_dice",
-            )
-        )
     cover = line.cover
     if cover:
         mods.append(
-            Modifier(
-                clause="TTT-CV1",
-                label=f"Cover +{cover} ({line.cover_why})",
-                amount=cover,
-                applies_to="armour",
-                ruling="Cover is added once, to the armour" if options.cover == "armour" else None,
+            _modifier(
+                "TTT-CV1",
+                f"Cover +{cover} ({line.cover_why})",
+                cover,
+                "armour",
+                "Cover is added once, to the armour" if options.cover == "armour" else None,
             )
         )
         if options.cover == "literal":
             mods.append(
-                Modifier(
-                    clause="TTT-E5",
-                    label=f"Cover also taken off the red dice ({line.cover_why})",
-                    amount=-cover,
-                    applies_to="penetration_dice",
-                    ruling="literal: Cover subtracted from the dice and added to the armour",
+                _modifier(
+                    "TTT-E5",
+                    f"Cover also taken off the red dice ({line.cover_why})",
+                    -cover,
+                    "penetration_dice",
+                    "literal: Cover subtracted from the dice and added to the armour",
                 )
             )
     concealed = concealment_armour(options, line)
     if concealed:
         kind = "light" if concealed == 1 else "heavy"
         mods.append(
-            Modifier(
-                clause="TTT-CN1",
-                label=f"{kind} concealment +{concealed} ({line.concealment_why})",
-                amount=concealed,
-                applies_to="armour",
-                ruling="concealment is a Cover-style bonus against penetration "
+            _modifier(
+                "TTT-CN1",
+                f"{kind} concealment +{concealed} ({line.concealment_why})",
+                concealed,
+                "armour",
+                "concealment is a Cover-style bonus against penetration "
                 "(option concealment: cover)",
             )
         )
@@ -348,6 +422,29 @@ def reroll_allowed(
     return declared == stage
 
 
+@dataclass(frozen=True)
+class ShooterPlan:
+    """What a shot's numbers take from the shooter alone: the same against every target."""
+
+    shooter: TankState
+    accuracy_mods: tuple[Modifier, ...]  # moved, Shaken, Optics Damaged (TTT-E4)
+    gun_mods: tuple[Modifier, ...]  # Gun Damaged (TTT-E7)
+    reroll_accuracy: bool
+    reroll_penetration: bool
+
+
+def shooter_plan(
+    options: Options, shooter: TankState, declared: GrizzledUse | None = None
+) -> ShooterPlan:
+    return ShooterPlan(
+        shooter=shooter,
+        accuracy_mods=_shooter_penalties(shooter),
+        gun_mods=_gun_modifiers(shooter),
+        reroll_accuracy=reroll_allowed(options, shooter, "accuracy", declared),
+        reroll_penetration=reroll_allowed(options, shooter, "penetration", declared),
+    )
+
+
 def plan_shot(
     options: Options,
     shooter: TankState,
@@ -357,24 +454,64 @@ def plan_shot(
     declared: GrizzledUse | None = None,
 ) -> EngagePlan:
     """The dice, the PEN needed and the rerolls of a shot whose side and line are known."""
-    accuracy_mods = accuracy_penalties(options, shooter, target, line)
-    penetration_mods = penetration_modifiers(options, shooter, line)
-    white = max(0, shooter.card.accuracy + sum(m.amount for m in accuracy_mods))
-    red_mods = sum(m.amount for m in penetration_mods if m.applies_to == "penetration_dice")
+    return plan_against(options, shooter_plan(options, shooter, declared), target, line, side)
+
+
+def plan_against(
+    options: Options,
+    own: ShooterPlan,
+    target: TankState,
+    line: LineOfFire,
+    side: SidePlan,
+    made: dict[tuple[object, ...], tuple[Modifier, ...]] | None = None,
+) -> EngagePlan:
+    """``plan_shot`` with the shooter's part already worked out (``shooter_plan``).
+
+    ``made``: the modifiers already built for other targets of this shooter, by everything
+    they are built from (one shooter's shots often cross the same forest or smoke)."""
+    shooter = own.shooter
+    if made is None:
+        shot_mods = _shot_penalties(options, target, line)
+        line_mods = _line_modifiers(options, line)
+    else:
+        fast = target.moved == "fast" and target.card.fast_evasion
+        concealed = (line.concealment, line.concealment_why)
+        shot_key = (fast, *concealed, line.smoke, len(line.smoke_screens))
+        found = made.get(shot_key)
+        if found is None:
+            found = made[shot_key] = _shot_penalties(options, target, line)
+        shot_mods = found
+        line_key = (line.cover, line.cover_why, *concealed)
+        found = made.get(line_key)
+        if found is None:
+            found = made[line_key] = _line_modifiers(options, line)
+        line_mods = found
+    accuracy_mods = own.accuracy_mods + shot_mods
+    penetration_mods = own.gun_mods + line_mods
+    white = shooter.card.accuracy
+    for m in accuracy_mods:
+        white += m.amount
+    red = shooter.card.penetration
+    for m in penetration_mods:
+        if m.applies_to == "penetration_dice":
+            red += m.amount
     armour = target.card.armour.of(side.side)
-    return EngagePlan(
-        shooter=shooter,
-        target=target,
-        line=line,
-        side=side,
-        accuracy_mods=accuracy_mods,
-        white_dice=white,
-        penetration_mods=penetration_mods,
-        red_dice=max(0, shooter.card.penetration + red_mods),
-        armour=armour,
-        threshold=armour + line.cover + concealment_armour(options, line),
-        reroll_accuracy=reroll_allowed(options, shooter, "accuracy", declared),
-        reroll_penetration=reroll_allowed(options, shooter, "penetration", declared),
+    return frozen(
+        EngagePlan,
+        {
+            "shooter": shooter,
+            "target": target,
+            "line": line,
+            "side": side,
+            "accuracy_mods": accuracy_mods,
+            "white_dice": max(0, white),
+            "penetration_mods": penetration_mods,
+            "red_dice": max(0, red),
+            "armour": armour,
+            "threshold": armour + line.cover + concealment_armour(options, line),
+            "reroll_accuracy": own.reroll_accuracy,
+            "reroll_penetration": own.reroll_penetration,
+        },
     )
 
 
@@ -394,6 +531,62 @@ def plan_engage(
     shooter, target, line = check_engage(state, tank_id, target_id)
     side = choose_side(state, shooter, target, line, decision)
     return plan_shot(state.options, shooter, target, line, side, declared)
+
+
+_by_id = attrgetter("id")
+
+
+def engage_lines(
+    state: TableState, tank_id: str
+) -> tuple[TankState | None, list[tuple[TankState, LineOfFire | RulesError]]]:
+    """``check_engage`` against every enemy on the table, by id: the shooter and each
+    enemy's line of fire, or the refusal about that target alone (out of sight, outside a
+    jammed turret's arc). A refusal of the shooter itself is raised, as the first
+    ``check_engage`` would raise it (none when no enemy is on the table: then no shooter)."""
+    tank = get_tank(state, tank_id)
+    player = tank.player
+    enemies = [t for t in sorted(state.tanks.values(), key=_by_id) if t.player != player]
+    enemies = [t for t in enemies if t.on_board]
+    if not enemies:
+        return None, []
+    shooter = check_shooter(state, tank_id)
+    sight = Sightlines(state, shooter)
+    out: list[tuple[TankState, LineOfFire | RulesError]] = []
+    for target in enemies:
+        try:
+            check_target(state, shooter, target)
+            line = sight.line(target)
+            check_sight(shooter, target, line)
+        except RulesError as err:
+            out.append((target, err))
+            continue
+        out.append((target, line))
+    return shooter, out
+
+
+def plan_engages(
+    state: TableState, tank_id: str, declared: GrizzledUse | None = None
+) -> list[tuple[TankState, EngagePlan | RulesError]]:
+    """``plan_engage`` against every enemy on the table, by id: each one's plan, or the
+    refusal about that target alone (as ``engage_lines``; a shooter's own refusal is raised).
+
+    The same plans as one ``plan_engage`` per target (a test compares them over many random
+    tables), with the shooter's checks, penalties and sight-line geometry worked out once.
+    """
+    shooter, lines = engage_lines(state, tank_id)
+    if shooter is None:
+        return []
+    options = state.options
+    own = shooter_plan(options, shooter, declared)
+    made: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
+    out: list[tuple[TankState, EngagePlan | RulesError]] = []
+    for target, line in lines:
+        if isinstance(line, RulesError):
+            out.append((target, line))
+            continue
+        side = choose_side(state, shooter, target, line)
+        out.append((target, plan_against(options, own, target, line, side, made)))
+    return out
 
 
 # --- resolving the plan with the dice ---------------------------------------------------------

@@ -9,12 +9,13 @@ decide them. Everything is exact (``fractions.Fraction``).
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-
-import icepool  # type: ignore[import-untyped]
+from typing import NamedTuple
 
 from tankref.core.errors import RulesError
 from tankref.rulesets.ttt.cards import (
@@ -78,13 +79,15 @@ def table_dice(rules: RulesData) -> TableDice:
 def hit_odds(white: tuple[int, ...], dice: int, reroll: bool) -> tuple[Fraction, Fraction]:
     """(P(the roll hits), P(it misses and the Grizzled reroll of one die hits)).
 
-    At most one hit per roll: the roll hits when it shows at least one HIT icon.
+    At most one hit per roll: the roll hits when it shows at least one HIT icon, so it misses
+    only when every die shows none (tests check this against icepool's sum of the pool).
     """
     if dice <= 0:
         return ZERO, ZERO  # no dice left: the Engage fails without a roll
-    die = icepool.Die(list(white))
-    first = Fraction((dice @ die).probability(">=", 1))
-    again = (ONE - first) * Fraction(die.probability(">=", 1)) if reroll else ZERO
+    sides = len(white)
+    blank = Fraction(sum(1 for hits in white if hits == 0), sides)
+    first = ONE - blank**dice
+    again = (ONE - first) * (ONE - blank) if reroll else ZERO
     return first, again
 
 
@@ -102,16 +105,26 @@ def _not_exact(why: str) -> RulesError:
 
 @functools.lru_cache(maxsize=256)
 def _first_roll(red: tuple[RedFace, ...], dice: int) -> tuple[tuple[_Pool, int], ...]:
-    """The first Penetration roll as pools with integer weights over sides**dice (icepool)."""
+    """The first Penetration roll as pools with integer weights over sides**dice.
+
+    Each multiset of face kinds is weighed by its arrangements (a multinomial) times the faces
+    of each kind: the same counts icepool's pool expansion gives (a test compares them).
+    """
     classes = sorted(Counter(red).items())  # ((PEN, STAR), faces) groups: fewer outcomes
-    die = icepool.Die({i: faces for i, (_, faces) in enumerate(classes)})
     pools: dict[_Pool, int] = defaultdict(int)
-    for combo, weight in die.pool(dice).expand().items():
-        faces = [classes[i][0] for i in combo]
-        pens = sum(pen for pen, _ in faces)
-        blanks = sum(1 for pen, _ in faces if pen == 0)
-        stars = sum(star for _, star in faces)
-        low = min((pen for pen, _ in faces if pen > 0), default=0)
+    arrangements = math.factorial(dice)
+    for combo in itertools.combinations_with_replacement(range(len(classes)), dice):
+        weight = arrangements
+        pens = blanks = stars = low = 0
+        for kind, count in Counter(combo).items():
+            (pen, star), faces = classes[kind]
+            weight = weight // math.factorial(count) * faces**count
+            pens += pen * count
+            stars += star * count
+            if pen == 0:
+                blanks += count
+            elif low == 0 or pen < low:
+                low = pen
         pools[(pens, blanks, stars, low)] += weight
     return tuple(pools.items())
 
@@ -163,18 +176,21 @@ def _spend_stars(
     return won, stopped, factor
 
 
-@functools.lru_cache(maxsize=4096)
-def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: bool) -> Fraction:
-    """P(the red dice reach ``needed`` PEN), stars and (if ``reroll``) the Grizzled reroll in.
+class _Chain(NamedTuple):
+    """The first Penetration roll and its star chain against one PEN needed (TTT-E6)."""
 
-    Mirrors ``combat._roll_penetration``: the first roll; stars reroll the first blank die
-    while too few PEN show; then the Grizzled reroll takes the weakest die (a blank, else the
-    die with the fewest PEN) and only that die's own stars are spent after it.
-    """
-    if needed <= 0:
-        return ONE  # no PEN needed: even an empty pool penetrates
-    if dice <= 0:
-        return ZERO
+    p: Fraction  # P(penetrated) before any Grizzled reroll
+    stopped: tuple[tuple[tuple[int, int, int], int], ...]  # short: (PEN, blanks, fewest PEN)
+    denominator: int  # of the stopped weights
+    sides: int
+    chain: tuple[tuple[int, int, int], ...]  # the faces a star reroll may change to
+    chain_sides: int
+    full: tuple[tuple[int, int, int], ...]  # every face: (PEN, STAR, faces)
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_chain(red: tuple[RedFace, ...], dice: int, needed: int) -> _Chain:
+    """Shared by the odds with and without the Grizzled reroll (they differ only after it)."""
     sides = len(red)
     classes = Counter(red)
     if any(pen == 0 and star > 1 for (pen, star) in classes):
@@ -191,24 +207,46 @@ def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: b
     )
     chain_sides = sides - loops
     full = tuple((pen, star, faces) for (pen, star), faces in classes.items())
-
-    base = sides**dice
     won, stopped, factor = _spend_stars(_first_roll(red, dice), needed, chain, chain_sides)
-    p = Fraction(won, base * factor)
-    if not reroll or not stopped:
-        return p
+    denominator = sides**dice * factor
+    return _Chain(
+        Fraction(won, denominator),
+        tuple(stopped.items()),
+        denominator,
+        sides,
+        chain,
+        chain_sides,
+        full,
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: bool) -> Fraction:
+    """P(the red dice reach ``needed`` PEN), stars and (if ``reroll``) the Grizzled reroll in.
+
+    Mirrors ``combat._roll_penetration``: the first roll; stars reroll the first blank die
+    while too few PEN show; then the Grizzled reroll takes the weakest die (a blank, else the
+    die with the fewest PEN) and only that die's own stars are spent after it.
+    """
+    if needed <= 0:
+        return ONE  # no PEN needed: even an empty pool penetrates
+    if dice <= 0:
+        return ZERO
+    first = _first_chain(red, dice, needed)
+    if not reroll or not first.stopped:
+        return first.p
     # The Grizzled reroll (TTT-CR1) on the weakest die, then that die's own stars.
     after: dict[_Pool, int] = defaultdict(int)
-    for (pens, blanks, low), weight in stopped.items():
+    for (pens, blanks, low), weight in first.stopped:
         lost, blanks_left = (0, blanks - 1) if blanks else (low, 0)
-        for pen, star, faces in full:
+        for pen, star, faces in first.full:
             after[(pens - lost + pen, blanks_left + (pen == 0), star, 0)] += weight * faces
-    won2, _, factor2 = _spend_stars(after.items(), needed, chain, chain_sides)
-    return p + Fraction(won2, base * factor * sides * factor2)
+    won2, _, factor2 = _spend_stars(after.items(), needed, first.chain, first.chain_sides)
+    return first.p + Fraction(won2, first.denominator * first.sides * factor2)
 
 
 def clear_dice_caches() -> None:
     """Forget the cached dice sums and the faces read from card data."""
-    for cached in (hit_odds, penetration_odds, _first_roll):
+    for cached in (hit_odds, penetration_odds, _first_chain, _first_roll):
         cached.cache_clear()
     _TABLE_DICE.clear()

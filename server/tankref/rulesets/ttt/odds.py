@@ -8,9 +8,10 @@ damage cards from what is left in the table's deck, the morale outcomes from ``m
 Everything is exact (``fractions.Fraction``); floats are only for display (the dice sums of
 Accuracy and Penetration are in ``dice_odds``):
 
-- Accuracy: icepool counts the HIT icons of the white pool (at most one hit, TTT-E4); a
-  missed roll may get the Grizzled reroll of one die (TTT-CR1).
-- Penetration: icepool gives the first roll of the red pool; the star chain (TTT-E6: each *
+- Accuracy: the roll misses only when no white die shows a HIT icon (at most one hit,
+  TTT-E4); a missed roll may get the Grizzled reroll of one die (TTT-CR1).
+- Penetration: the first roll of the red pool counted by multinomials (the tests compare
+  it with icepool); the star chain (TTT-E6: each *
   rerolls a blank die while the target is not yet penetrated, a * on a reroll grants another)
   and the Grizzled reroll of the weakest die (with that die's own stars) are a dynamic
   programme over (PEN so far, blank dice, stars in hand, fewest PEN on a non-blank die) with
@@ -34,12 +35,13 @@ import functools
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.core.errors import RulesError
 from tankref.core.results import Modifier
+from tankref.core.trusted import whole
 from tankref.rulesets.ttt.actions import GrizzledUse
 from tankref.rulesets.ttt.cards import (
     DamageEffect,
@@ -48,18 +50,24 @@ from tankref.rulesets.ttt.cards import (
     TankCard,
     default_cards,
 )
-from tankref.rulesets.ttt.combat import EngagePlan, SidePlan, plan_engage, plan_shot
+from tankref.rulesets.ttt.combat import (
+    EngagePlan,
+    SidePlan,
+    plan_engage,
+    plan_engages,
+    plan_shot,
+)
 from tankref.rulesets.ttt.dice_odds import (
     ONE,
     ZERO,
     DeckKey,
     RedFace,
+    TableDice,
     clear_dice_caches,
     hit_odds,
     penetration_odds,
     table_dice,
 )
-from tankref.rulesets.ttt.flow import get_tank
 from tankref.rulesets.ttt.morale import bails_out, mobile_friends, morale_after
 from tankref.rulesets.ttt.sight import LineOfFire, SideReading, read_line
 from tankref.rulesets.ttt.state import Morale, Options, TableState, TankState
@@ -244,8 +252,17 @@ class _Linear(NamedTuple):
     hit: Fraction = ZERO
 
     def of(self, hit: Fraction, penetrate: Fraction) -> Fraction:
-        out = penetrate * self.pen if self.pen else ZERO
-        return out + hit * self.hit if self.hit else out
+        pen, per_hit = self.pen, self.hit
+        if not per_hit:
+            return penetrate * pen if pen else ZERO
+        if not pen:
+            return hit * per_hit
+        # The sum over one denominator: one reduction instead of three (same fraction).
+        den = penetrate.denominator * pen.denominator
+        den_hit = hit.denominator * per_hit.denominator
+        num = penetrate.numerator * pen.numerator * den_hit
+        num += hit.numerator * per_hit.numerator * den
+        return Fraction(num, den * den_hit)
 
 
 class _Weights(NamedTuple):
@@ -360,25 +377,6 @@ def _fraction_fields(**values: Fraction) -> dict[str, str]:
     return {name: _exact(p) for name, p in values.items()}
 
 
-def _target_morale(plan: EngagePlan, s: _Situation, n: _Outcome) -> MoraleOdds:
-    target = plan.target
-    triggers = ["TTT-MO2 (1) a penetrating hit that leaves it on the table"]
-    if s.morale.second_hit:
-        triggers.append("TTT-MO2 (2) hit by a second enemy tank this game turn")
-    why_not = None
-    if target.grizzled:
-        why_not = "Grizzled crew: no morale checks (TTT-MO1)"
-    return MoraleOdds(
-        tank_id=target.id,
-        checks=s.morale.checks,
-        why_not=why_not,
-        triggers=tuple(triggers),
-        p_check=float(n.morale_check),
-        p_failure=float(n.morale_failure),
-        exact=_fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
-    )
-
-
 def _friends_morale(state: TableState, plan: EngagePlan, n: _Outcome) -> tuple[MoraleOdds, ...]:
     """TTT-MO2 triggers 3 and 4 for the target's friends on the table.
 
@@ -423,26 +421,29 @@ def _situation(
     plan: EngagePlan,
     second_hit: bool,
 ) -> tuple[_Situation, bool]:
-    dice = table_dice(rules)
-    deck, reshuffled = _deck(rules, pile)
+    table = _table(rules, pile, None)
+    return table.situation(_key(plan, second_hit)), table.reshuffled
+
+
+# A shot's place among the situations of one table's dice and pile: (white dice, Accuracy
+# reroll, red dice, PEN needed, Penetration reroll, crew checks, morale, Immobilized, second
+# hit). A flat tuple of small values: cheap to build and to hash once per shot.
+_Key = tuple[int, bool, int, int, bool, bool, Morale, bool, bool]
+
+
+def _key(plan: EngagePlan, second_hit: bool) -> _Key:
     target = plan.target
-    shot = _ShotKey(
-        white=dice.white,
-        white_dice=plan.white_dice,
-        reroll_accuracy=plan.reroll_accuracy,
-        red=dice.red,
-        red_dice=plan.red_dice,
-        needed=plan.threshold,
-        reroll_penetration=plan.reroll_penetration,
+    return (
+        plan.white_dice,
+        plan.reroll_accuracy,
+        plan.red_dice,
+        plan.threshold,
+        plan.reroll_penetration,
+        not target.grizzled,
+        target.morale,
+        target.immobilized,
+        second_hit,
     )
-    crew = _MoraleKey(
-        green=dice.green,
-        checks=not target.grizzled,
-        morale=target.morale,
-        immobilized=target.immobilized,
-        second_hit=second_hit,
-    )
-    return _Situation(shot=shot, deck=deck, morale=crew), reshuffled
 
 
 @dataclass(frozen=True)
@@ -451,10 +452,66 @@ class _Answer:
 
     numbers: _Outcome
     destroyed: Fraction
+    rank: tuple[float, Fraction]  # sorts most likely destroyed first, exactly (see _rank)
     floats: dict[str, float]  # the probabilities for display
     exact: dict[str, str]  # the same as fractions "a/b"
     cards: tuple[CardOdds, ...]
     deck_left: int
+    morale: dict[str, Any]  # the target's MoraleOdds but its tank_id
+
+
+@dataclass
+class _Table:
+    """What every shot on one table shares: the dice faces, the pile the damage card comes
+    from (as a cache key) and the situations already worked out against them."""
+
+    dice: TableDice
+    deck: DeckKey
+    reshuffled: bool
+    grizzled_policy: Literal["auto", "ask"]
+    answers: dict[_Key, _Answer]
+
+    def situation(self, key: _Key) -> _Situation:
+        white_dice, reroll_acc, red_dice, needed, reroll_pen, checks, morale, imm, second = key
+        dice = self.dice
+        shot = _ShotKey(dice.white, white_dice, reroll_acc, dice.red, red_dice, needed, reroll_pen)
+        crew = _MoraleKey(dice.green, checks, morale, imm, second)
+        return _Situation(shot=shot, deck=self.deck, morale=crew)
+
+    def answer(self, key: _Key) -> _Answer:
+        found = self.answers.get(key)
+        if found is None:
+            if len(self.answers) >= _SITUATIONS:
+                self.answers.clear()
+            found = self.answers[key] = _answer(self.situation(key))
+        return found
+
+
+_SITUATIONS = 4096  # per dice and pile; a table holds a few hundred kinds of shot
+_TABLES = 64
+# (the dice faces, the pile) -> the situations worked out against them
+_answers: dict[tuple[TableDice, DeckKey], dict[_Key, _Answer]] = {}
+
+
+def _table(rules: RulesData, pile: tuple[str, ...], options: Options | None) -> _Table:
+    dice = table_dice(rules)
+    deck, reshuffled = _deck(rules, pile)
+    answers = _answers.get((dice, deck))
+    if answers is None:
+        if len(_answers) >= _TABLES:
+            _answers.clear()
+        answers = _answers[(dice, deck)] = {}
+    policy = _DEFAULT_POLICY if options is None else options.grizzled_reroll
+    return _Table(dice, deck, reshuffled, policy, answers)
+
+
+_DEFAULT_POLICY = Options().grizzled_reroll
+
+
+def _rank(destroyed: Fraction) -> tuple[float, Fraction]:
+    """Most likely destroyed first: by the float (a fast compare), ties by the exact fraction
+    (``float`` never reverses an order, so this is the fractions' order)."""
+    return (-float(destroyed), -destroyed)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -471,22 +528,28 @@ def _card_shares(deck: DeckKey) -> tuple[tuple[str, int, DamageEffect, bool, Fra
 def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
     """The card lines of a shot: the deck and P(penetrated) decide them, not the crews, so
     situations that differ only in morale share them."""
-    return tuple(
-        CardOdds(
-            name=name,
-            effect=effect,
-            catastrophic=catastrophic,
-            left=copies,
-            p_given_penetration=float(p),
-            p=float(p * penetrate),
-            exact_given_penetration=_exact(p),
-            exact=_exact(p * penetrate),
-        )
-        for (name, copies, effect, catastrophic, p) in _card_shares(deck)
-    )
+    out = []
+    for name, copies, effect, catastrophic, p in _card_shares(deck):
+        drawn = p * penetrate
+        values = {
+            "name": name,
+            "effect": effect,
+            "catastrophic": catastrophic,
+            "left": copies,
+            "p_given_penetration": float(p),
+            "p": float(drawn),
+            "exact_given_penetration": _exact(p),
+            "exact": _exact(drawn),
+        }
+        out.append(whole(CardOdds, values))
+    return tuple(out)
 
 
-@functools.lru_cache(maxsize=4096)
+_FIRST_TRIGGER = ("TTT-MO2 (1) a penetrating hit that leaves it on the table",)
+_SECOND_TRIGGER = (*_FIRST_TRIGGER, "TTT-MO2 (2) hit by a second enemy tank this game turn")
+_GRIZZLED = "Grizzled crew: no morale checks (TTT-MO1)"
+
+
 def _answer(s: _Situation) -> _Answer:
     n = _numbers(s)
     counts = _deck_counts(s.deck)
@@ -502,29 +565,41 @@ def _answer(s: _Situation) -> _Answer:
         "p_bail_out": n.bail_out,
         "p_morale_failure": n.morale_failure,
     }
+    crew = s.morale
+    morale = {
+        "checks": crew.checks,
+        "why_not": None if crew.checks else _GRIZZLED,  # only Grizzled crews never check
+        "triggers": _SECOND_TRIGGER if crew.second_hit else _FIRST_TRIGGER,
+        "p_check": float(n.morale_check),
+        "p_failure": float(n.morale_failure),
+        "exact": _fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
+    }
     return _Answer(
         numbers=n,
         destroyed=destroyed,
+        rank=_rank(destroyed),
         floats={name: float(p) for name, p in probabilities.items()},
         exact=_fraction_fields(**probabilities),
         cards=cards,
         deck_left=counts.left,
+        morale=morale,
     )
 
 
-def _side_notes(plan: EngagePlan) -> list[str]:
+def _side_notes(plan: EngagePlan) -> tuple[str, ...]:
     side, target = plan.side, plan.target
     if side.best is not None and side.facing is not None:
-        return [f"The referee first turns {target.id}'s best armour ({side.best}) to the shot."]
+        return (f"The referee first turns {target.id}'s best armour ({side.best}) to the shot.",)
     if side.best is not None:
-        return [f"{target.id} cannot turn its best armour ({side.best}): {side.blocked}."]
-    return []
+        return (f"{target.id} cannot turn its best armour ({side.best}): {side.blocked}.",)
+    return ()
 
 
 _MORALE_NOTE = (
     "Morale counts the target's own check after this shot; a hit that does not penetrate "
     "makes it check only as the second enemy tank to hit it this game turn (TTT-MO2)."
 )
+_RESHUFFLE_NOTE = "The draw pile is empty: the damage card comes from a full, fresh deck."
 
 
 def odds_from_plan(
@@ -541,53 +616,62 @@ def odds_from_plan(
 
     ``friends_on``: the table whose friends of the target should be given their morale odds.
     """
-    return _shot(plan, rules, pile, options, second_hit, range_, friends_on)[0]
+    table = _table(rules, pile, options)
+    return _shot(plan, table, second_hit, range_, friends_on)[0]
 
 
 def _shot(
     plan: EngagePlan,
-    rules: RulesData,
-    pile: tuple[str, ...],
-    options: Options | None,
+    table: _Table,
     second_hit: bool,
     range_: float | None,
     friends_on: TableState | None,
-) -> tuple[ShotOdds, Fraction]:
-    s, reshuffled = _situation(rules, pile, plan, second_hit)
-    answer = _answer(s)
+) -> tuple[ShotOdds, tuple[float, Fraction]]:
+    answer = table.answer(_key(plan, second_hit))
     shooter, target, side = plan.shooter, plan.target, plan.side
-    notes = [_MORALE_NOTE, *_side_notes(plan)]
-    if reshuffled:
-        notes.append("The draw pile is empty: the damage card comes from a full, fresh deck.")
+    notes = (_MORALE_NOTE, *_side_notes(plan))
+    if table.reshuffled:
+        notes += (_RESHUFFLE_NOTE,)
     grizzled = shooter.grizzled and not shooter.reroll_used
-    odds = ShotOdds(
-        shooter=shooter.id,
-        target=target.id,
-        shooter_card=shooter.card.id,
-        target_card=target.card.id,
-        range=None if range_ is None else round(range_, 2),
-        hit_side=side.side,
-        hull_down=side.hull_down,
-        best_armour_turn=side.best if side.facing is not None else None,
-        accuracy_dice=plan.white_dice,
-        penetration_dice=plan.red_dice,
-        armour=plan.armour,
-        cover=plan.cover,
-        needed=plan.threshold,
-        modifiers=plan.accuracy_mods + plan.penetration_mods,
-        grizzled_policy=(options or Options()).grizzled_reroll if grizzled else None,
-        reroll_accuracy=plan.reroll_accuracy,
-        reroll_penetration=plan.reroll_penetration,
-        exact=dict(answer.exact),  # a copy: the cached answer is shared
-        cards=answer.cards,
-        deck_left=answer.deck_left,
-        deck_reshuffled=reshuffled,
-        morale=_target_morale(plan, s, answer.numbers),
-        friends=None if friends_on is None else _friends_morale(friends_on, plan, answer.numbers),
-        notes=tuple(notes),
-        **answer.floats,
-    )
-    return odds, answer.destroyed
+    crew = answer.morale
+    morale = whole(MoraleOdds, {"tank_id": target.id, **crew, "exact": dict(crew["exact"])})
+    floats = answer.floats
+    values = {
+        "shooter": shooter.id,
+        "target": target.id,
+        "shooter_card": shooter.card.id,
+        "target_card": target.card.id,
+        "range": None if range_ is None else round(range_, 2),
+        "hit_side": side.side,
+        "hull_down": side.hull_down,
+        "best_armour_turn": side.best if side.facing is not None else None,
+        "accuracy_dice": plan.white_dice,
+        "penetration_dice": plan.red_dice,
+        "armour": plan.armour,
+        "cover": plan.cover,
+        "needed": plan.threshold,
+        "modifiers": plan.accuracy_mods + plan.penetration_mods,
+        "grizzled_policy": table.grizzled_policy if grizzled else None,
+        "reroll_accuracy": plan.reroll_accuracy,
+        "reroll_penetration": plan.reroll_penetration,
+        "p_hit": floats["p_hit"],
+        "p_penetrate_given_hit": floats["p_penetrate_given_hit"],
+        "p_penetrate": floats["p_penetrate"],
+        "p_destroyed": floats["p_destroyed"],
+        "p_destroyed_by_card": floats["p_destroyed_by_card"],
+        "p_bail_out": floats["p_bail_out"],
+        "p_morale_failure": floats["p_morale_failure"],
+        "exact": dict(answer.exact),  # a copy: the cached answer is shared
+        "cards": answer.cards,
+        "deck_left": answer.deck_left,
+        "deck_reshuffled": table.reshuffled,
+        "morale": morale,
+        "friends": None
+        if friends_on is None
+        else _friends_morale(friends_on, plan, answer.numbers),
+        "notes": notes,
+    }
+    return whole(ShotOdds, values), answer.rank
 
 
 def _second_hit(state: TableState, shooter: TankState, target: TankState) -> bool:
@@ -610,15 +694,16 @@ def odds_against(
     ``declared`` is the Engage's ``grizzled_reroll`` (read when the table's option is ask).
     ``friends`` adds the target's friends' morale checks (one line of sight per friend).
     """
-    return _odds(state, plan_engage(state, shooter_id, target_id, declared), friends)[0]
+    plan = plan_engage(state, shooter_id, target_id, declared)
+    return _odds(state, _table(state.rules, state.deck.draw_pile, state.options), plan, friends)[0]
 
 
-def _odds(state: TableState, plan: EngagePlan, friends: bool) -> tuple[ShotOdds, Fraction]:
+def _odds(
+    state: TableState, table: _Table, plan: EngagePlan, friends: bool
+) -> tuple[ShotOdds, tuple[float, Fraction]]:
     return _shot(
         plan,
-        state.rules,
-        state.deck.draw_pile,
-        state.options,
+        table,
         _second_hit(state, plan.shooter, plan.target),
         plan.line.range,
         state if friends else None,
@@ -638,20 +723,14 @@ def odds_for_shooter(
     Enemies out of sight (or outside a jammed turret's arc) are left out, as ``options_for``
     leaves them out; any other refusal (the shooter may not fire at all) is raised.
     """
-    shooter = get_tank(state, shooter_id)
-    ranked: list[tuple[Fraction, str, ShotOdds]] = []
-    for target in sorted(state.tanks.values(), key=lambda t: t.id):
-        if target.player == shooter.player or not target.on_board:
-            continue
-        try:
-            plan = plan_engage(state, shooter_id, target.id, declared)
-        except RulesError as err:
-            if err.code in ("NO_LINE_OF_SIGHT", "TURRET_JAMMED"):
-                continue
-            raise
-        odds, destroyed = _odds(state, plan, friends)
-        ranked.append((destroyed, target.id, odds))
-    ranked.sort(key=lambda item: (-item[0], item[1]))
+    table = _table(state.rules, state.deck.draw_pile, state.options)
+    ranked: list[tuple[tuple[float, Fraction], str, ShotOdds]] = []
+    for target, plan in plan_engages(state, shooter_id, declared):
+        if isinstance(plan, RulesError):
+            continue  # out of sight, or outside a jammed turret's arc
+        odds, rank = _odds(state, table, plan, friends)
+        ranked.append((rank, target.id, odds))
+    ranked.sort(key=lambda item: (item[0], item[1]))
     return [odds for _, _, odds in ranked]
 
 
@@ -783,12 +862,12 @@ def clear_caches() -> None:
         _deck_counts,
         _weights,
         _outcome,
-        _answer,
         _card_shares,
         _cards,
         _brief,
     ):
         cached.cache_clear()
+    _answers.clear()
     clear_dice_caches()
 
 
@@ -796,5 +875,5 @@ def cache_sizes() -> dict[str, int]:
     """How many kinds of dice and situations the caches hold (for benchmarks)."""
     return {
         "dice": _shot_dice.cache_info().currsize,
-        "situations": _answer.cache_info().currsize,
+        "situations": sum(len(answers) for answers in _answers.values()),
     }

@@ -17,6 +17,7 @@ from tankref.rulesets.ttt import combat, morale, movement, smoke
 from tankref.rulesets.ttt import odds as shot_odds
 from tankref.rulesets.ttt.actions import Recover, Smoke
 from tankref.rulesets.ttt.flow import get_tank
+from tankref.rulesets.ttt.sight import LineOfFire
 from tankref.rulesets.ttt.state import TableState, TankState
 
 # (table, tank, with odds?) -> the option's detail (None: allowed, nothing more to say)
@@ -45,25 +46,23 @@ def engage_option(state: TableState, tank: TankState, odds: bool) -> dict[str, A
     """Engage (TTT-E1): the enemies it may fire at; with ``odds``, each shot's exact odds."""
     targets = []
     first: RulesError | None = None
-    for other in sorted(state.tanks.values(), key=lambda t: t.id):
-        if other.player == tank.player or not other.on_board:
+    # Every enemy at once (the shooter's checks and sight-line numbers worked out once),
+    # each answer the one check_engage or plan_engage gives that pair alone.
+    planned: list[tuple[TankState, combat.EngagePlan | LineOfFire | RulesError]]
+    if odds:
+        planned = list(combat.plan_engages(state, tank.id))
+    else:
+        planned = list(combat.engage_lines(state, tank.id)[1])
+    for other, answer in planned:
+        if isinstance(answer, RulesError):
+            first = first or answer
             continue
-        try:
-            if odds:
-                plan = combat.plan_engage(state, tank.id, other.id)
-                line = plan.line
-            else:
-                _, _, line = combat.check_engage(state, tank.id, other.id)
-        except RulesError as err:
-            if err.code not in ("NO_LINE_OF_SIGHT", "TURRET_JAMMED"):
-                raise
-            first = first or err
-            continue
+        line = answer.line if isinstance(answer, combat.EngagePlan) else answer
         target: dict[str, Any] = {"target_id": other.id, "range": round(line.range, 2)}
-        if odds:
+        if isinstance(answer, combat.EngagePlan):
             # The shot's exact odds (ask mode: no Grizzled reroll declared), cached by
             # situation; the plan they come from is the one the Engage would resolve.
-            target.update(shot_odds.brief_odds(state, plan))
+            target.update(shot_odds.brief_odds(state, answer))
         targets.append(target)
     if not targets:
         raise first or RulesError("NO_TARGETS", "TTT-E1", f"{tank.name} has no enemy in sight")

@@ -22,15 +22,18 @@ from typing import TypeVar, cast
 from tankref.core.geometry import (
     Box,
     Point,
+    SegmentFan,
     SegmentIndex,
-    arc_of,
+    arc_at,
     bounding_box,
     contains,
     distance,
     relative_bearing,
     segment_enters,
     segment_point_distance,
+    signed_angle,
 )
+from tankref.core.trusted import frozen
 from tankref.rulesets.ttt.cards import Side
 from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TankState, TerrainPiece
 
@@ -135,35 +138,106 @@ def read_line(state: TableState, shooter: TankState, target: TankState) -> LineO
         shape = piece.shape
         if not segment_enters(shape, a, b):
             continue
-        holds_shooter = contains(shape, a)
-        holds_target = contains(shape, b)
-        label = piece.name or piece.id
-        if piece.kind == "blocking":
-            if not holds_shooter and not holds_target and line.visible:
-                line.visible = False
-                line.blocked_by = piece.id
-        elif piece.kind == "forest":
-            if holds_target:
-                level, why = (1, "same forest") if holds_shooter else (2, "into the forest")
-            elif holds_shooter:
-                level, why = 1, "out of the shooter's forest"
-            else:
-                level, why = 2, "through a forest"
-            if level > line.concealment:
-                line.concealment, line.concealment_why = level, f"{label}: {why}"
-        elif piece.kind in ("cover1", "cover2"):
-            if holds_shooter and not holds_target:
-                continue
-            level = 1 if piece.kind == "cover1" else 2
-            if level > line.cover:
-                where = "target inside" if holds_target else "between"
-                line.cover, line.cover_why = level, f"{label}: {where}"
-        elif piece.kind == "hill" and holds_target and not holds_shooter and not line.hull_down:
-            line.hull_down, line.hull_down_why = True, f"{label}: hull-down on the hill"
+        _read_piece(line, piece, contains(shape, a), contains(shape, b))
+    return _finish(state, line, target)
+
+
+def _read_piece(
+    line: LineOfFire, piece: TerrainPiece, holds_shooter: bool, holds_target: bool
+) -> None:
+    """What one piece the line enters does to it (the rulings in the module's docstring)."""
+    kind = piece.kind
+    if kind == "blocking":
+        if not holds_shooter and not holds_target and line.visible:
+            line.visible = False
+            line.blocked_by = piece.id
+    elif kind == "forest":
+        if holds_target:
+            level, why = (1, "same forest") if holds_shooter else (2, "into the forest")
+        elif holds_shooter:
+            level, why = 1, "out of the shooter's forest"
+        else:
+            level, why = 2, "through a forest"
+        if level > line.concealment:
+            line.concealment, line.concealment_why = level, f"{piece.name or piece.id}: {why}"
+    elif kind in ("cover1", "cover2"):
+        if holds_shooter and not holds_target:
+            return
+        level = 1 if kind == "cover1" else 2
+        if level > line.cover:
+            where = "target inside" if holds_target else "between"
+            line.cover, line.cover_why = level, f"{piece.name or piece.id}: {where}"
+    elif kind == "hill" and holds_target and not holds_shooter and not line.hull_down:
+        line.hull_down, line.hull_down_why = (
+            True,
+            f"{piece.name or piece.id}: hull-down on the hill",
+        )
+
+
+def _finish(state: TableState, line: LineOfFire, target: TankState) -> LineOfFire:
+    """The target's own hull-down flag and the smoke on the line."""
     if target.hull_down and not line.hull_down:
         line.hull_down, line.hull_down_why = True, "marked hull-down"
-    line.smoke, line.smoke_screens = smoke_on_line(state.smoke, a, b, state.options.smoke_stacking)
+    line.smoke, line.smoke_screens = smoke_on_line(
+        state.smoke, line.shooter, line.target, state.options.smoke_stacking
+    )
     return line
+
+
+# Up to this many pieces, one shooter's lines test every piece with the shooter's own numbers
+# (``SegmentFan``: a few float operations a piece); beyond it they ask the grid index first.
+FAN_SCAN = 24
+
+
+class Sightlines:
+    """``read_line`` from one shooter to many targets: the same ``LineOfFire`` for each, with
+    what depends on the shooter alone (which pieces hold it, where each circle and smoke
+    screen lies from it) worked out once. The odds for every target of a shooter read their
+    lines here."""
+
+    def __init__(self, state: TableState, shooter: TankState) -> None:
+        self.state = state
+        self.a = shooter.pos
+        self.pieces = list(state.terrain.values())
+        self.slot = {id(piece): i for i, piece in enumerate(self.pieces)}
+        self.stacking = state.options.smoke_stacking
+        # Few screens: each line measures its distance to every screen that has strength
+        # (read_line looks at them all too); many: the lines ask the index, as read_line.
+        self.screens: list[SmokeScreen] | None = None
+        centres: tuple[Point, ...] = ()
+        if len(state.smoke) < INDEXED:
+            self.screens = [screen for screen in state.smoke if screen.strength > 0]
+            centres = tuple((screen.x, screen.z) for screen in self.screens)
+        self.fan = SegmentFan(self.a, [piece.shape for piece in self.pieces], centres)
+
+    def line(self, target: TankState) -> LineOfFire:
+        a, b = self.a, target.pos
+        line = LineOfFire(a, b, distance(a, b))
+        pieces, fan = self.pieces, self.fan
+        which = None
+        if len(pieces) > FAN_SCAN:  # the index's candidates (a superset, in table order)
+            terrain = self.state.terrain
+            near = _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b)
+            which = [self.slot[id(piece)] for piece in near]
+        holds_a = fan.holds_a
+        for i, holds_b in fan.entered(b, which):
+            _read_piece(line, pieces[i], holds_a[i], holds_b)
+        if target.hull_down and not line.hull_down:
+            line.hull_down, line.hull_down_why = True, "marked hull-down"
+        if self.screens is None:
+            line.smoke, line.smoke_screens = smoke_on_line(self.state.smoke, a, b, self.stacking)
+        elif self.screens:
+            found = []
+            for screen, dist in zip(self.screens, fan.distances(b), strict=True):
+                strength = smoke_strength_at(screen, dist)
+                if strength:
+                    found.append((screen.id, strength))
+            if found:
+                line.smoke_screens = found
+                line.smoke = (
+                    sum(s for _, s in found) if self.stacking == "add" else max(s for _, s in found)
+                )
+        return line
 
 
 @dataclass(frozen=True)
@@ -184,14 +258,19 @@ def side_hit(
     (``facing``: as if the target faced that way instead, for a turn not yet made)."""
     rel = relative_bearing(target.facing if facing is None else facing, target.pos, shooter.pos)
     if hull_down:
-        return SideReading("turret", rel)
-    reading = arc_of(rel, options.front_arc, options.rear_arc)
-    if reading.on_edge is None:
-        return SideReading(reading.arc, rel)
-    first, second = reading.on_edge
+        return _reading("turret", rel)
+    # The table's options were checked when set: the arc is read without arc_of's checks.
+    arc, edge = arc_at(signed_angle(rel), options.front_arc, options.rear_arc)
+    if edge is None:
+        return _reading(arc, rel)
+    first, second = edge
     armour = target.card.armour
     weaker: Side = first if armour.of(first) <= armour.of(second) else second
-    return SideReading(weaker, rel, _WEAKER_ON_EDGE)
+    return _reading(weaker, rel, _WEAKER_ON_EDGE)
+
+
+def _reading(side: Side, relative: float, note: str | None = None) -> SideReading:
+    return frozen(SideReading, {"side": side, "relative": relative, "note": note})
 
 
 def in_front_arc(options: Options, shooter: TankState, target: TankState) -> bool:

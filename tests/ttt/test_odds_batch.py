@@ -1,0 +1,306 @@
+"""The whole-table odds (issue 18) plan each shooter's targets together: the shooter's checks,
+penalties and sight-line numbers once. Over random tables (circles and polygons, few and many
+pieces and screens, every flag a shot reads, three option sets) they must give exactly what
+planning each pair alone gives: the same plans and refusals (TTT-E1 ... TTT-E7), the same
+lines of fire (TTT-E1, TTT-CN1, TTT-CV1, TTT-E2, TTT-SM3) and the same odds."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import fields
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tankref.core.dice import DiceState
+from tankref.core.errors import RulesError
+from tankref.core.geometry import (
+    LENGTH_EPSILON,
+    Circle,
+    Polygon,
+    SegmentFan,
+    arc_at,
+    arc_of,
+    segment_enters,
+    segment_point_distance,
+    signed_angle,
+)
+from tankref.core.geometry import contains as shape_contains
+from tankref.core.results import Modifier
+from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, StartGame
+from tankref.rulesets.ttt.cards import default_cards
+from tankref.rulesets.ttt.combat import EngagePlan, SidePlan, plan_engage, plan_engages
+from tankref.rulesets.ttt.engine import adjudicate, new_table
+from tankref.rulesets.ttt.odds import (
+    MoraleOdds,
+    ShotOdds,
+    clear_caches,
+    odds_against,
+    odds_for_shooter,
+)
+from tankref.rulesets.ttt.sight import FAN_SCAN, INDEXED, SideReading, Sightlines, read_line
+from tankref.rulesets.ttt.state import (
+    DeckState,
+    Options,
+    SmokeScreen,
+    TableState,
+    TerrainKind,
+    TerrainPiece,
+)
+
+KINDS: tuple[TerrainKind, ...] = ("forest", "cover1", "cover2", "hill", "blocking")
+OPTIONS = (
+    Options(),
+    Options(
+        concealment="cover",
+        cover="literal",
+        smoke_stacking="add",
+        grizzled_reroll="ask",
+        best_armour="never",
+    ),
+    Options(best_armour="ask", immobilized_turns=True, front_arc=60.0, rear_arc=30.0),
+)
+
+
+def random_table(seed: int) -> TableState:
+    """4-12 tanks a side anywhere on the table, 0-40 pieces (circles and triangles, some
+    holding tanks), 0-10 screens, random crews and flags, a part-drawn deck."""
+    rng = random.Random(seed)
+    state = new_table(options=Options(deploy_depth=48.0), dice=DiceState(seed=f"batch-{seed}"))
+    ids = sorted(default_cards().tanks)
+    for player, z in (("Red", -20.0), ("Blue", 20.0)):
+        for k in range(rng.randint(4, 12)):
+            action = PlaceTank(
+                tank_id=f"{player[0]}{k + 1:02d}",
+                card=rng.choice(ids),
+                player=player,
+                x=round(rng.uniform(-34, 34), 2),
+                z=round(z + rng.uniform(-4, 4), 2),
+                facing=round(rng.uniform(0, 360), 1),
+                hull_down=rng.random() < 0.1,
+            )
+            state = adjudicate(state, action).state
+    state = adjudicate(state, CrewRoll()).state
+    state = adjudicate(state, StartGame()).state
+    tanks = list(state.tanks.values())
+    pieces: dict[str, TerrainPiece] = {}
+    for k in range(rng.choice((0, 3, 8, FAN_SCAN + 1, 40))):
+        # Some pieces sit on a tank, so shooters and targets stand inside them.
+        x, z = (
+            rng.choice(tanks).pos
+            if rng.random() < 0.3
+            else (rng.uniform(-30, 30), rng.uniform(-20, 20))
+        )
+        if k % 3:
+            shape: Circle | Polygon = Circle(x=x, z=z, radius=rng.uniform(0.5, 6))
+        else:
+            shape = Polygon(
+                points=((x - 1, z - 1), (x + rng.uniform(1, 8), z), (x, z + rng.uniform(1, 8)))
+            )
+        pieces[f"p{k}"] = TerrainPiece(id=f"p{k}", kind=rng.choice(KINDS), shape=shape)
+    screens = tuple(
+        SmokeScreen(
+            id=k,
+            owner="Red",
+            tank_id="R01",
+            ability="pots",
+            x=rng.uniform(-36, 36),
+            z=rng.uniform(-24, 24),
+            strength=rng.choice((0, 1, 2)),
+        )
+        for k in range(rng.choice((0, 1, 3, INDEXED + 2)))
+    )
+    flags = {}
+    for tank in tanks:
+        roll = rng.random()
+        flags[tank.id] = tank.model_copy(
+            update={
+                "moved": rng.choice(("none", "none", "normal", "fast")),
+                "morale": "shaken" if roll < 0.15 else "routed" if roll < 0.2 else "ok",
+                "optics_damage": int(rng.random() < 0.1),
+                "gun_damage": int(rng.random() < 0.1),
+                "turret_jammed": rng.random() < 0.15,
+                "immobilized": rng.random() < 0.1,
+                "facing_changed": rng.random() < 0.2,
+                "reroll_used": rng.random() < 0.3,
+                "engaged": rng.random() < 0.05,
+                "waiting": rng.random() < 0.3,
+                "destroyed": rng.random() < 0.05,
+                "hit_by": ("B01",) if rng.random() < 0.2 else (),
+                "hit_turn": state.turn,
+            }
+        )
+    deck = list(state.rules.full_deck())
+    rng.shuffle(deck)
+    return state.model_copy(
+        update={
+            "tanks": flags,
+            "terrain": pieces,
+            "smoke": screens,
+            "deck": DeckState(draw_pile=tuple(deck[: rng.choice((0, 3, len(deck)))])),
+            "options": rng.choice(OPTIONS),
+        }
+    )
+
+
+def one_by_one(state: TableState, shooter_id: str) -> list[tuple[str, object]]:
+    """``plan_engage`` for each enemy on the table alone: its plan or its refusal."""
+    shooter = state.tanks[shooter_id]
+    out: list[tuple[str, object]] = []
+    for target in sorted(state.tanks.values(), key=lambda t: t.id):
+        if target.player == shooter.player or not target.on_board:
+            continue
+        try:
+            out.append((target.id, plan_engage(state, shooter_id, target.id)))
+        except RulesError as err:
+            out.append((target.id, (err.code, err.clause, err.message, err.details)))
+    return out
+
+
+def batched(state: TableState, shooter_id: str) -> list[tuple[str, object]]:
+    return [
+        (
+            target.id,
+            (plan.code, plan.clause, plan.message, plan.details)
+            if isinstance(plan, RulesError)
+            else plan,
+        )
+        for target, plan in plan_engages(state, shooter_id)
+    ]
+
+
+def shooter_refusal(state: TableState, shooter_id: str) -> tuple[str, str | None, str] | None:
+    try:
+        plan_engages(state, shooter_id)
+    except RulesError as err:
+        return (err.code, err.clause, err.message)
+    return None
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(0, 10**9))
+def test_batch_plans_equal_one_plan_per_pair_TTT_E1_TTT_E2_TTT_E3_TTT_E4_TTT_E5(
+    seed: int,
+) -> None:
+    """TTT-E1..E5, TTT-E7, TTT-CN1, TTT-CV1, TTT-SM3: for every tank of a random table,
+    ``plan_engages`` gives each enemy the plan ``plan_engage`` gives that pair alone (equal
+    in every field: line, side, modifiers, dice, PEN needed, rerolls), or the same refusal,
+    and a shooter that may not fire is refused as the first pair would be."""
+    state = random_table(seed)
+    for shooter_id in sorted(state.tanks):
+        alone = shooter_refusal(state, shooter_id)
+        if alone is not None:
+            first = one_by_one(state, shooter_id)[0][1]
+            assert isinstance(first, tuple) and first[:3] == alone, (shooter_id, first)
+            continue
+        assert batched(state, shooter_id) == one_by_one(state, shooter_id), shooter_id
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(0, 10**9))
+def test_sightlines_read_what_read_line_reads_TTT_E1_TTT_CN1_TTT_CV1_TTT_SM3(seed: int) -> None:
+    """TTT-E1/TTT-CN1/TTT-CV1/TTT-E2/TTT-SM3: one shooter's ``Sightlines`` give every target
+    the very ``LineOfFire`` ``read_line`` gives (sight, the blocking piece, concealment, cover,
+    hull-down, the screens and their strength, with their reasons), few pieces or many."""
+    state = random_table(seed)
+    for shooter in state.tanks.values():
+        lines = Sightlines(state, shooter)
+        for target in state.tanks.values():
+            assert lines.line(target) == read_line(state, shooter, target)
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(st.tuples(st.floats(-40, 40), st.floats(-40, 40)), min_size=2, max_size=6),
+    st.lists(st.floats(0.01, 8), min_size=1, max_size=6),
+)
+def test_a_segment_fan_is_segment_enters_to_the_last_bit(
+    points: list[tuple[float, float]], radii: list[float]
+) -> None:
+    """``SegmentFan`` answers ``segment_enters``, ``contains`` and ``segment_point_distance``
+    exactly, for circles (also ones grazed: a radius equal to the distance) and polygons."""
+    a, *ends = points
+    shapes: list[Circle | Polygon] = [
+        Circle(x=x, z=z, radius=r) for (x, z), r in zip(points, radii, strict=False)
+    ]
+    for b in ends:  # circles the segment a-b just grazes (within LENGTH_EPSILON or not)
+        d = segment_point_distance(a, b, (0.0, 0.0))
+        for r in (d, d - LENGTH_EPSILON, d - 2 * LENGTH_EPSILON):
+            if 0 < r <= 1000:
+                shapes.append(Circle(x=0.0, z=0.0, radius=r))
+    shapes.append(Polygon(points=((-5.0, -5.0), (5.0, -4.0), (0.0, 6.0))))
+    fan = SegmentFan(a, shapes, tuple(points))
+    for b in ends:
+        expected = [
+            (i, shape_contains(s, b)) for i, s in enumerate(shapes) if segment_enters(s, a, b)
+        ]
+        assert fan.entered(b) == expected
+        assert fan.distances(b) == [segment_point_distance(a, b, p) for p in points]
+    assert fan.holds_a == [shape_contains(s, a) for s in shapes]
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(0, 10**9))
+def test_whole_table_odds_equal_odds_of_each_pair_TTT_E4_TTT_E6_TTT_E7_TTT_MO2(seed: int) -> None:
+    """TTT-E4..E7, TTT-MO1..3, TTT-MR5: ``odds_for_shooter`` (one batch, from a cold cache)
+    gives each target the answer ``odds_against`` gives that pair alone, ranked by the exact
+    P(destroyed) (ties by target id), every answer equal to itself validated from its JSON
+    (its models are built from computed values without validation)."""
+    state = random_table(seed)
+    clear_caches()
+    for shooter_id in sorted(state.tanks):
+        try:
+            batch = odds_for_shooter(state, shooter_id, friends=True)
+        except RulesError:
+            continue
+        pairs = []
+        for target_id, plan in one_by_one(state, shooter_id):
+            if isinstance(plan, EngagePlan):
+                pairs.append(odds_against(state, shooter_id, target_id, friends=True))
+        pairs.sort(key=lambda o: (-Fraction(o.exact["p_destroyed"]), o.target))
+        assert [o.model_dump_json() for o in batch] == [o.model_dump_json() for o in pairs]
+        assert batch == pairs
+        for odds in batch:
+            assert ShotOdds.model_validate_json(odds.model_dump_json()) == odds
+            assert set(odds.__dict__) == set(ShotOdds.model_fields)
+            assert set(odds.morale.__dict__) == set(MoraleOdds.model_fields)
+
+
+def test_built_plans_have_every_field_and_equal_the_ordinary_build() -> None:
+    """The plans, side readings and modifiers the planner builds without ``__init__`` carry
+    every declared field and equal the same values built the ordinary way."""
+    state = random_table(11)
+    seen = 0
+    for shooter_id in sorted(state.tanks):
+        try:
+            planned = plan_engages(state, shooter_id)
+        except RulesError:
+            continue
+        for _, plan in planned:
+            if isinstance(plan, RulesError):
+                continue
+            seen += 1
+            for built, cls in ((plan, EngagePlan), (plan.side, SidePlan)):
+                assert set(built.__dict__) == {f.name for f in fields(cls)}
+                assert cls(**built.__dict__) == built
+            assert SideReading(**plan.side.shown.__dict__) == plan.side.shown
+            for mod in (*plan.accuracy_mods, *plan.penetration_mods):
+                assert Modifier.model_validate(mod.model_dump()) == mod
+                assert mod.model_dump_json() == Modifier(**mod.model_dump()).model_dump_json()
+    assert seen > 20
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(st.floats(-720, 720), st.sampled_from([45.0, -45.0, 135.0, 180.0, -180.0, 0.0])),
+    st.sampled_from([(45.0, 45.0), (60.0, 30.0), (90.0, 90.0), (30.0, 150.0), (100.0, 20.0)]),
+)
+def test_arc_at_reads_what_arc_of_reads_TTT_E2(
+    relative: float, widths: tuple[float, float]
+) -> None:
+    """TTT-E2: the unchecked arc reading the side hit uses gives arc_of's arc and edge, on
+    the arc edges too (within EPSILON_DEG) and where front and rear meet (no side arc)."""
+    front, rear = widths
+    reading = arc_of(relative, front, rear)
+    assert arc_at(signed_angle(relative), front, rear) == (reading.arc, reading.on_edge)
