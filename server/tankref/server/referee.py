@@ -47,7 +47,17 @@ from tankref.server.schemas import (
     TableRead,
     log_entry_json,
 )
-from tankref.server.store import EventRow, EventStore, TableRow, one_line, read_log
+from tankref.server.store import (
+    EventRow,
+    EventStore,
+    LoggedSnapshot,
+    Reopened,
+    Snapshot,
+    TableRow,
+    one_line,
+    read_log,
+    read_reopen,
+)
 
 log = logging.getLogger("tankref.server")
 
@@ -65,6 +75,10 @@ def _canonical(data: Any) -> str:
 
 
 CHECKPOINT_EVERY = 25
+# A snapshot of the state every this many events (a multiple of CHECKPOINT_EVERY: its state
+# is hashed in the log) and when the game is over: re-opening a table replays at most this
+# many events after its snapshot (issue 18).
+SNAPSHOT_EVERY = 50
 # Tables kept rebuilt in memory (about 3 MB for a 500-event game): beyond this many, the least
 # recently used idle one is dropped and rebuilt from its log when next used (issue 18: a
 # referee with 1,000 tables in its log must not hold them all).
@@ -80,6 +94,7 @@ __all__ = [
     "chained",
     "engine_version",
     "rebuild",
+    "reopen",
     "replay_onto",
     "result_digest",
     "table_genesis",
@@ -335,13 +350,38 @@ class Referee:
         self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
         log.error("table %s set aside, it does not load: %s", table_id, exc)
 
-    def _rebuilt(self, row: TableRow, replayed: TableHost | None = None) -> TableHost:
-        """The table made again from its whole log (``replayed``: done already, elsewhere),
-        with the requests and seats kept beside the log."""
-        host = replayed or _replayed(row, self.store.events(row.id))
+    def _rebuilt(
+        self, row: TableRow, reopened: tuple[TableHost, Snapshot | None] | None = None
+    ) -> TableHost:
+        """The table made again from its log (``reopen``: from its newest snapshot on;
+        ``reopened``: done already, elsewhere), with the requests and seats kept beside the
+        log. A snapshot the re-opening made on the way (the log had none near its end) is
+        saved."""
+        if reopened is None:
+            version = self.version(row.ruleset)
+            reopened = reopen(row, self.store.reopen(row.id, _taker(row, version)), version)
+        host, made = reopened
         host.quiet = self.store.quiet_requests(row.id)
         host.seat_tokens = self.store.seat_tokens(row.id)
+        if made is not None:
+            self._save_snapshot(made)
         return host
+
+    def _save_snapshot(self, snapshot: Snapshot) -> None:
+        """Kept for the table's next re-opening: with the next group commit when a loop runs
+        (nobody waits on it: it is derived, and a lost one only means a longer replay)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a tool, a test): written here and now
+            try:
+                self.store.add_snapshot(snapshot)
+            except sqlite3.Error as exc:
+                _snapshot_lost(snapshot, exc)
+            return
+        written = self.store.queue_snapshot(snapshot)
+        written.add_done_callback(
+            lambda done: _snapshot_lost(snapshot, None if done.cancelled() else done.exception())
+        )
 
     async def open(self, table_id: str) -> TableHost:
         """``host`` for a request: a table not in memory is replayed in a worker thread, on
@@ -367,10 +407,10 @@ class Referee:
     async def _load_aside(self, row: TableRow) -> None:
         path = self.store.path
         try:
+            version = self.version(row.ruleset)
 
-            def replay() -> TableHost:
-                _, events = read_log(path, row.id, upto=2**62)
-                return _replayed(row, events)
+            def replay() -> tuple[TableHost, Snapshot | None]:
+                return reopen(row, read_reopen(path, row.id, _taker(row, version)), version)
 
             host = self._rebuilt(row, await asyncio.to_thread(replay))
         except Exception as exc:  # its log does not load: set aside, as at start
@@ -424,6 +464,24 @@ class Referee:
             ),
             head=table_genesis(row),
         )
+
+    async def _replay_whole(self, host: TableHost) -> None:
+        """The table's timeline replayed from event 1, its undo stack whole: for a take-back
+        that reaches before the snapshot the table was re-opened from (``Timeline.floor``).
+        Off the event loop; the table's lock is held, so its log does not move meanwhile."""
+        row = self.rows[host.id]
+        path = self.store.path
+
+        def replay() -> TableHost:
+            _, events = read_log(path, host.id, upto=host.seq)
+            return rebuild(row, events)
+
+        whole = await asyncio.to_thread(replay)
+        _still_there(host)
+        if whole.damaged:  # the log before the snapshot no longer replays: read-only now
+            host.damaged = whole.damaged
+            raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
+        host.timeline, host.shots = whole.timeline, whole.shots
 
     def effective_events(self, host: TableHost, after: int = 0) -> list[EventRow]:
         """The table's game actions after log seq ``after`` still in effect, oldest first
@@ -705,6 +763,8 @@ class Referee:
             repeated = self._repeated(host, request_id, request_sha)
             if repeated is not None:
                 return repeated
+            if host.timeline.reaches_back(action):  # before its snapshot: the whole log
+                await self._replay_whole(host)
             try:
                 step = host.timeline.control(action)
             except RulesError as err:
@@ -803,6 +863,8 @@ class Referee:
         host.seq = seq
         host.head = head
         host.note_shot(seq, step)
+        if state_sha is not None and (seq % SNAPSHOT_EVERY == 0 or summary.status == "over"):
+            self._save_snapshot(snapshot_of(host, version))
         if request_id is not None:
             host.requests[request_id] = (seq, request_sha)
         host.notify()
@@ -837,13 +899,16 @@ class Referee:
         )
 
 
-def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:
+def _check_log(
+    row: TableRow, events: list[EventRow], head: str | None = None
+) -> tuple[str, str | None]:
     """Each logged entry (served as it is stored) is JSON and carries the result its event
     decided: a damaged entry sets the table aside rather than being served. Returns the
     log's head and, if an entry's chain link disagrees, why (the table is then read-only).
     Each entry is parsed once, here, at start-up: the chain of a log written before the
-    chain existed is computed in the same pass."""
-    head = table_genesis(row)
+    chain existed is computed in the same pass. ``head``: the chain before ``events``
+    (None: they are the whole log, from the table's genesis)."""
+    head = table_genesis(row) if head is None else head
     broken: str | None = None
     for event in events:
         try:
@@ -865,17 +930,108 @@ def _still_there(host: TableHost) -> None:
         )
 
 
-def _replayed(row: TableRow, events: list[EventRow]) -> TableHost:
-    """``rebuild`` with the log's entries and hash chain checked: the table's head, and the
-    table marked damaged where the chain breaks. Pure: a worker thread may run it."""
-    head, broken = _check_log(row, events)
-    host = rebuild(row, events)
+def reopen(row: TableRow, read: Reopened, version: str) -> tuple[TableHost, Snapshot | None]:
+    """The table re-opened from what ``read_reopen`` read: from the snapshot it took (a
+    ``TableHost``, see ``_taker``), else from the table as created, with the events after it
+    replayed and their entries and hash chain checked; the table marked damaged where the
+    chain breaks. Also a snapshot to save, at the tail's last checkpoint, when the tail is
+    ``SNAPSHOT_EVERY`` events or more (a log from before snapshots: its first re-opening
+    makes one). Pure: a worker thread may run it."""
+    host: TableHost = read.snapshot or Referee._host_from_row(row)
+    host.requests.update(read.requests)
+    events = read.events
+    cut = next(
+        (
+            i + 1
+            for i in range(len(events) - 1, -1, -1)
+            if events[i].state_sha256 is not None and events[i].seq >= read.after + SNAPSHOT_EVERY
+        ),
+        0,
+    )
+    head, broken = _check_log(row, events[:cut], host.head)
+    replay_onto(host, events[:cut])
+    made = None
+    if cut and not host.damaged and broken is None:
+        host.head = head
+        made = snapshot_of(host, version)
+    head, later = _check_log(row, events[cut:], head)
+    replay_onto(host, events[cut:])
     host.head = head
+    broken = broken or later
     if broken is not None and not host.damaged:
         # After the replay: the engine's reason for an edited event is plainer.
         host.damaged = broken
         log.error("table %s: %s", row.id, broken)
-    return host
+    return host, made
+
+
+def snapshot_of(host: TableHost, version: str) -> Snapshot:
+    """The table as it stands, for the ``snapshots`` table: the state's JSON (the text its
+    checkpoint hashes), the timeline's marks and the shot on show beside it."""
+    marks = host.timeline.marks()
+    shot = host.line_of_fire  # the only one a snapshot needs (see ``_taker``)
+    marks["shot"] = None if shot is None else shot.model_dump(mode="json")
+    return Snapshot(
+        table_id=host.id,
+        seq=host.seq,
+        version=version,
+        state=host.rules.dump_state(host.state),
+        timeline=json.dumps(marks),
+        head_sha256=host.head,
+    )
+
+
+def _taker(row: TableRow, version: str) -> Callable[[LoggedSnapshot], TableHost | None]:
+    """What ``read_reopen`` offers each snapshot to, newest first: the table at the
+    snapshot, or None to try the next. A snapshot is taken only if its engine is the one
+    running (else the log is replayed by this one: a rules change must show) and its state
+    hashes to the checkpoint its event logged, its chain head to the head it logged; one
+    that does not is passed over, with a warning. Only the latest shot still in effect is
+    kept: taking back an action at or before the snapshot replays the whole log first
+    (``Timeline.reaches_back``), shots included."""
+
+    def take(logged: LoggedSnapshot) -> TableHost | None:
+        snap = logged.snapshot
+        if snap.version != version:
+            return None
+        try:
+            if logged.state_sha256 != _sha256(snap.state):
+                raise ValueError("its state does not hash to the checkpoint its event logged")
+            logged_head = json.loads(logged.entry).get("chain_sha256")
+            if logged_head is not None and logged_head != snap.head_sha256:
+                raise ValueError("its chain head is not the one its event logged")
+            rules = get_ruleset(row.ruleset)
+            marks = json.loads(snap.timeline)
+            host = Referee._host_from_row(row, rules.load_state(snap.state))
+            host.timeline = Timeline.from_marks(
+                rules, host.state, marks, seat_credentials=seat_credentials(row.dice)
+            )
+            if marks["shot"] is not None:
+                shot = LineOfFire.model_validate(marks["shot"])
+                host.shots[shot.seq or snap.seq] = shot
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning(
+                "table %s: its snapshot at event %d is not used (%s); replaying from further back",
+                row.id,
+                snap.seq,
+                one_line(exc),
+            )
+            return None
+        host.head = snap.head_sha256
+        host.seq = snap.seq
+        return host
+
+    return take
+
+
+def _snapshot_lost(snapshot: Snapshot, exc: BaseException | None) -> None:
+    if exc is not None:  # derived data: the table re-opens from an older one, or its log
+        log.warning(
+            "table %s: its snapshot at event %d was not saved: %s",
+            snapshot.table_id,
+            snapshot.seq,
+            one_line(exc),
+        )
 
 
 def _check_row(row: TableRow) -> None:
