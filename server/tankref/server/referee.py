@@ -358,8 +358,7 @@ class Referee:
         log. A snapshot the re-opening made on the way (the log had none near its end) is
         saved."""
         if reopened is None:
-            version = self.version(row.ruleset)
-            reopened = reopen(row, self.store.reopen(row.id, _taker(row, version)), version)
+            reopened = reopen_from(self.store.reopen, row, self.version(row.ruleset))
         host, made = reopened
         host.quiet = self.store.quiet_requests(row.id)
         host.seat_tokens = self.store.seat_tokens(row.id)
@@ -410,7 +409,10 @@ class Referee:
             version = self.version(row.ruleset)
 
             def replay() -> tuple[TableHost, Snapshot | None]:
-                return reopen(row, read_reopen(path, row.id, _taker(row, version)), version)
+                def read(table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+                    return read_reopen(path, table_id, take)
+
+                return reopen_from(read, row, version)
 
             host = self._rebuilt(row, await asyncio.to_thread(replay))
         except Exception as exc:  # its log does not load: set aside, as at start
@@ -930,6 +932,30 @@ def _still_there(host: TableHost) -> None:
         )
 
 
+class _ReachesBack(Exception):
+    """The events after a snapshot take back an action from before it (whose state before
+    it the snapshot does not hold): an older snapshot is needed, or the whole log."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(seq)
+        self.seq = seq
+
+
+def reopen_from(
+    read: Callable[[str, Callable[[LoggedSnapshot], Any]], Reopened], row: TableRow, version: str
+) -> tuple[TableHost, Snapshot | None]:
+    """``reopen`` on what ``read`` (``EventStore.reopen`` or ``read_reopen``) reads; when the
+    events after the snapshot reach back before it, again from an older one (at worst from
+    event 1)."""
+    below: int | None = None
+    while True:
+        take = _taker(row, version, below)
+        try:
+            return reopen(row, read(row.id, take), version)
+        except _ReachesBack as back:
+            below = back.seq
+
+
 def reopen(row: TableRow, read: Reopened, version: str) -> tuple[TableHost, Snapshot | None]:
     """The table re-opened from what ``read_reopen`` read: from the snapshot it took (a
     ``TableHost``, see ``_taker``), else from the table as created, with the events after it
@@ -949,13 +975,13 @@ def reopen(row: TableRow, read: Reopened, version: str) -> tuple[TableHost, Snap
         0,
     )
     head, broken = _check_log(row, events[:cut], host.head)
-    replay_onto(host, events[:cut])
+    _replay_tail(host, events[:cut], read.after)
     made = None
     if cut and not host.damaged and broken is None:
         host.head = head
         made = snapshot_of(host, version)
     head, later = _check_log(row, events[cut:], head)
-    replay_onto(host, events[cut:])
+    _replay_tail(host, events[cut:], read.after)
     host.head = head
     broken = broken or later
     if broken is not None and not host.damaged:
@@ -963,6 +989,18 @@ def reopen(row: TableRow, read: Reopened, version: str) -> tuple[TableHost, Snap
         host.damaged = broken
         log.error("table %s: %s", row.id, broken)
     return host, made
+
+
+def _replay_tail(host: TableHost, events: list[EventRow], after: int) -> None:
+    """``replay_onto``, refusing (``_ReachesBack``) an undo or void of an action from before
+    the snapshot at ``after`` the table was re-opened from (0: none, nothing to refuse)."""
+    if not after:
+        replay_onto(host, events)
+        return
+    for event in events:
+        if host.timeline.reaches_back(event.action):
+            raise _ReachesBack(after)
+        replay_onto(host, (event,))
 
 
 def snapshot_of(host: TableHost, version: str) -> Snapshot:
@@ -981,18 +1019,21 @@ def snapshot_of(host: TableHost, version: str) -> Snapshot:
     )
 
 
-def _taker(row: TableRow, version: str) -> Callable[[LoggedSnapshot], TableHost | None]:
+def _taker(
+    row: TableRow, version: str, below: int | None = None
+) -> Callable[[LoggedSnapshot], TableHost | None]:
     """What ``read_reopen`` offers each snapshot to, newest first: the table at the
     snapshot, or None to try the next. A snapshot is taken only if its engine is the one
     running (else the log is replayed by this one: a rules change must show) and its state
     hashes to the checkpoint its event logged, its chain head to the head it logged; one
     that does not is passed over, with a warning. Only the latest shot still in effect is
     kept: taking back an action at or before the snapshot replays the whole log first
-    (``Timeline.reaches_back``), shots included."""
+    (``Timeline.reaches_back``), shots included. ``below``: only snapshots before that seq
+    (the events after a later one reach back before it)."""
 
     def take(logged: LoggedSnapshot) -> TableHost | None:
         snap = logged.snapshot
-        if snap.version != version:
+        if snap.version != version or (below is not None and snap.seq >= below):
             return None
         try:
             if logged.state_sha256 != _sha256(snap.state):
