@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -176,6 +176,18 @@ class Timeline:
             "cancelled": list(self.cancelled.items()),  # in the order taken back
             "controls": sorted(self.controls),
         }
+
+    def marks_after(self, step: Step, seq: int) -> dict[str, Any]:
+        """``marks`` once ``step`` is event ``seq`` (worked out on a copy: nothing changes)."""
+        after = replace(
+            self,
+            seed_players=list(self.seed_players),
+            done=list(self.done),
+            cancelled=dict(self.cancelled),
+            controls=set(self.controls),
+        )
+        after.commit(step, seq)
+        return after.marks()
 
     @classmethod
     def from_marks(

@@ -19,7 +19,7 @@ import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -232,9 +232,23 @@ class TableHost:
         if step.takes_back is not None:
             self.shots.pop(step.takes_back, None)
             return
-        line = self.rules.line_of_fire(self.state, step.result)
+        line = self._line(seq, step)
         if line is not None:
-            self.shots[seq] = line.model_copy(update={"seq": seq})
+            self.shots[seq] = line
+
+    def _line(self, seq: int, step: Step) -> LineOfFire | None:
+        """The line of fire a step's result draws, if any (on the state after it)."""
+        line = self.rules.line_of_fire(step.state, step.result)
+        return None if line is None else line.model_copy(update={"seq": seq})
+
+    def line_after(self, seq: int, step: Step) -> LineOfFire | None:
+        """The latest shot still in effect once ``step`` is event ``seq`` (``note_shot``
+        worked out on the side)."""
+        line = None if step.takes_back is not None else self._line(seq, step)
+        if line is not None:
+            return line
+        left = [k for k in self.shots if k != step.takes_back]
+        return self.shots[max(left)] if left else None
 
     @property
     def line_of_fire(self) -> LineOfFire | None:
@@ -859,14 +873,15 @@ class Referee:
                 created_at=at,
             )
         )
+        if state_sha is not None and (seq % SNAPSHOT_EVERY == 0 or summary.status == "over"):
+            # Queued in this turn, after its event: committed with it (and refused without it).
+            self._save_snapshot(replace(snapshot_of(host, version, step), head_sha256=head))
         cancelled = await _committed(written, host.id, f"event {seq}")
         # Committed: only now does the table move on.
         host.timeline.commit(step, seq)
         host.seq = seq
         host.head = head
         host.note_shot(seq, step)
-        if state_sha is not None and (seq % SNAPSHOT_EVERY == 0 or summary.status == "over"):
-            self._save_snapshot(snapshot_of(host, version))
         if request_id is not None:
             host.requests[request_id] = (seq, request_sha)
         host.notify()
@@ -1003,17 +1018,22 @@ def _replay_tail(host: TableHost, events: list[EventRow], after: int) -> None:
         replay_onto(host, (event,))
 
 
-def snapshot_of(host: TableHost, version: str) -> Snapshot:
-    """The table as it stands, for the ``snapshots`` table: the state's JSON (the text its
-    checkpoint hashes), the timeline's marks and the shot on show beside it."""
-    marks = host.timeline.marks()
-    shot = host.line_of_fire  # the only one a snapshot needs (see ``_taker``)
+def snapshot_of(host: TableHost, version: str, step: Step | None = None) -> Snapshot:
+    """The table as it stands (``step``: once that step is its next event, worked out on the
+    side, with the chain's ``head`` after it), for the ``snapshots`` table: the state's JSON
+    (the text its checkpoint hashes), the timeline's marks and the shot on show beside it
+    (the only one a snapshot needs, see ``_taker``)."""
+    if step is None:
+        seq, state, marks, shot = host.seq, host.state, host.timeline.marks(), host.line_of_fire
+    else:
+        seq, state = host.seq + 1, step.state
+        marks, shot = host.timeline.marks_after(step, seq), host.line_after(seq, step)
     marks["shot"] = None if shot is None else shot.model_dump(mode="json")
     return Snapshot(
         table_id=host.id,
-        seq=host.seq,
+        seq=seq,
         version=version,
-        state=host.rules.dump_state(host.state),
+        state=host.rules.dump_state(state),
         timeline=json.dumps(marks),
         head_sha256=host.head,
     )
