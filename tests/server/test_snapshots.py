@@ -474,3 +474,34 @@ def test_a_table_with_snapshots_is_deleted_whole(
         assert ref.store.snapshot_seqs(other)  # the other table's are left
     finally:
         ref.store.close()
+
+
+def test_a_request_repeated_from_before_the_snapshot_is_answered_from_the_log(
+    played: tuple[Path, dict[str, dict[str, Any]]], tmp_path: Path
+) -> None:
+    """The request ids of the events before the snapshot a table was re-opened from are read
+    from the log's index (their hashes when asked): such an id sent again is answered from
+    the log and applies nothing; with a different request it is refused as reused."""
+    db, live = played
+    table_id = next(iter(live))
+    ref = Referee(EventStore(_copy(db, tmp_path)))
+    try:
+        host = ref.host(table_id)
+        floor = host.timeline.floor
+        [first] = [
+            e for e in ref.store.events(table_id, limit=floor) if e.action.get("control") == "undo"
+        ][:1]
+        assert first.request_id is not None and first.seq < floor
+        reply = json.loads(
+            asyncio.run(ref.control(host, request_id=first.request_id, action={"control": "undo"}))
+        )
+        assert (reply["applied"], reply["replayed"], reply["seq"]) == (True, True, first.seq)
+        assert host.seq == live[table_id]["seq"]  # nothing applied
+        with pytest.raises(ApiError) as refused:
+            asyncio.run(
+                ref.control(host, request_id=first.request_id, action={"control": "end_game"})
+            )
+        assert refused.value.code == "REQUEST_ID_REUSED"
+        assert dict(host.requests) == live[table_id]["requests"]
+    finally:
+        ref.store.close()

@@ -18,7 +18,7 @@ import secrets
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -162,6 +162,48 @@ class LogPages:
         return seq - after <= self.TAIL
 
 
+class SpentRequests(MutableMapping[str, tuple[int, str]]):
+    """Request id -> (seq, request hash) of a table re-opened from a snapshot: the ids of
+    the events up to the snapshot come with their seqs from the log's index of request ids
+    (reading their hashes too would read every event's row, ten times the time); a hash is
+    read from the log when its id is asked for again (a repeated request, ``read``)."""
+
+    __slots__ = ("known", "read", "unread")
+
+    def __init__(self, unread: dict[str, int], read: Callable[[int], str] | None = None) -> None:
+        self.known: dict[str, tuple[int, str]] = {}
+        self.unread = unread  # id -> seq, hash not read yet
+        self.read = read  # seq -> that event's request hash (set on the event loop's thread)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.known or key in self.unread
+
+    def __getitem__(self, key: str) -> tuple[int, str]:
+        found = self.known.get(key)
+        if found is None:
+            seq = self.unread[key]
+            if self.read is None:
+                raise KeyError(key)
+            found = self.known[key] = (seq, self.read(seq))
+            del self.unread[key]
+        return found
+
+    def __setitem__(self, key: str, value: tuple[int, str]) -> None:
+        self.unread.pop(key, None)
+        self.known[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if self.unread.pop(key, None) is None:
+            del self.known[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.unread
+        yield from self.known
+
+    def __len__(self) -> int:
+        return len(self.known) + len(self.unread)
+
+
 @dataclass
 class TableHost:
     """One table in memory: its derived state and the machinery to serialise its writes."""
@@ -179,7 +221,7 @@ class TableHost:
     # player -> SHA-256 of their seat token: a player's own credential, beside the table's
     seat_tokens: dict[str, str] = field(default_factory=dict)
     # request id -> (seq, request hash): a repeated request is answered from the log
-    requests: dict[str, tuple[int, str]] = field(default_factory=dict)
+    requests: MutableMapping[str, tuple[int, str]] = field(default_factory=dict)
     # request id -> (seq, request hash) of a request that changed nothing: answered the same
     quiet: dict[str, tuple[int, str]] = field(default_factory=dict)
     closing: bool = False  # the server is stopping: held long-polls answer now
@@ -374,6 +416,12 @@ class Referee:
         if reopened is None:
             reopened = reopen_from(self.store.reopen, row, self.version(row.ruleset))
         host, made = reopened
+        if isinstance(host.requests, SpentRequests):  # hashes from this thread's connection
+
+            def read(seq: int) -> str:
+                return self.store.request_digest(row.id, seq)
+
+            host.requests.read = read
         host.quiet = self.store.quiet_requests(row.id)
         host.seat_tokens = self.store.seat_tokens(row.id)
         if made is not None:
@@ -957,12 +1005,15 @@ class _ReachesBack(Exception):
 
 
 def reopen_from(
-    read: Callable[[str, Callable[[LoggedSnapshot], Any]], Reopened], row: TableRow, version: str
+    read: Callable[[str, Callable[[LoggedSnapshot], Any]], Reopened],
+    row: TableRow,
+    version: str,
+    below: int | None = None,
 ) -> tuple[TableHost, Snapshot | None]:
     """``reopen`` on what ``read`` (``EventStore.reopen`` or ``read_reopen``) reads; when the
     events after the snapshot reach back before it, again from an older one (at worst from
-    event 1)."""
-    below: int | None = None
+    event 1). ``below``: only from a snapshot before that seq (the replay bench's longest
+    tail)."""
     while True:
         take = _taker(row, version, below)
         try:
@@ -979,7 +1030,8 @@ def reopen(row: TableRow, read: Reopened, version: str) -> tuple[TableHost, Snap
     ``SNAPSHOT_EVERY`` events or more (a log from before snapshots: its first re-opening
     makes one). Pure: a worker thread may run it."""
     host: TableHost = read.snapshot or Referee._host_from_row(row)
-    host.requests.update(read.requests)
+    if read.requests:
+        host.requests = SpentRequests(read.requests)
     events = read.events
     cut = next(
         (
