@@ -341,10 +341,11 @@ class TableHost:
 
 
 class Referee:
-    """The tables in the log. Start-up reads and checks each table's row only; a table's log
-    is replayed when the table is first used (``host``), and the least recently used idle
-    tables beyond ``keep_rebuilt`` are dropped again (rebuilt from the log on next use).
-    Listing tables replays none: a table not in memory is listed from its last log entry."""
+    """The tables in the log. Start-up reads and checks each table's row only; a table is
+    re-opened when it is first used (``host``): from its newest usable snapshot, the events
+    after it replayed (``reopen``), and the least recently used idle tables beyond
+    ``keep_rebuilt`` are dropped again (re-opened on next use). Listing tables replays
+    none: a table not in memory is listed from its last log entry."""
 
     def __init__(
         self,
