@@ -23,9 +23,11 @@ from typing import Any
 
 import pytest
 
+from tankref.core.verify import verify_export
 from tankref.rulesets.yrd.selfplay import TANK_SPACES, _jitter, _piece_drop
 from tankref.server.errors import ApiError
-from tankref.server.referee import SNAPSHOT_EVERY, Referee, TableHost, rebuild
+from tankref.server.export import Standing, export_from_file
+from tankref.server.referee import SNAPSHOT_EVERY, Referee, TableHost, engine_version, rebuild
 from tankref.server.schemas import CreateTable
 from tankref.server.store import SCHEMA_VERSION, EventStore, backup
 from trustkit import long_game, open_referee
@@ -505,3 +507,46 @@ def test_a_request_repeated_from_before_the_snapshot_is_answered_from_the_log(
         assert dict(host.requests) == live[table_id]["requests"]
     finally:
         ref.store.close()
+
+
+def test_verify_and_export_still_replay_every_event_from_event_1(
+    played: tuple[Path, dict[str, dict[str, Any]]], tmp_path: Path
+) -> None:
+    """What a snapshot trusts, and what still checks it: an entry edited in the database
+    before the newest snapshot is not looked at when the table is re-opened from that
+    snapshot (the ruling: only the events after it are checked then), but the export is
+    built from the whole log and verify replays and chains every event from event 1, so
+    the edit is caught there, naming the event; the untouched log verifies clean."""
+    db, live = played
+    table_id = next(iter(live))
+    copy = _copy(db, tmp_path)
+
+    def verified() -> tuple[TableHost, Any]:
+        ref = Referee(EventStore(copy))
+        try:
+            host = ref.host(table_id)
+            text = export_from_file(copy, table_id, Standing.of(host))
+            assert text is not None
+            return host, verify_export(json.loads(text), engine_version("ttt"))
+        finally:
+            ref.store.close()
+
+    host, clean = verified()
+    assert clean.ok and host.timeline.floor > 10 and host.damaged is None
+    raw = sqlite3.connect(copy)
+    raw.execute("DROP TRIGGER events_append_only_update")
+    (text,) = raw.execute(
+        "SELECT entry FROM events WHERE table_id = ? AND seq = 10", (table_id,)
+    ).fetchone()
+    entry = json.loads(text)
+    entry["chat"] = ["R1 destroys B1!"]
+    raw.execute(
+        "UPDATE events SET entry = ? WHERE table_id = ? AND seq = 10",
+        (json.dumps(entry), table_id),
+    )
+    raw.commit()
+    raw.close()
+    host, edited = verified()
+    assert host.timeline.floor > 10 and host.damaged is None  # not re-checked on re-opening
+    assert not edited.ok
+    assert any(p.seq == 10 for p in edited.problems), edited.problems
