@@ -1074,9 +1074,8 @@ def _replay_tail(host: TableHost, events: list[EventRow], after: int) -> None:
 def snapshot_of(host: TableHost, version: str, step: Step | None = None) -> Snapshot:
     """The table as it stands (``step``: once that step is its next event, worked out on the
     side; the caller then gives the chain's head after it), for the ``snapshots`` table: the
-    state's JSON
-    (the text its checkpoint hashes), the timeline's marks and the shot on show beside it
-    (the only one a snapshot needs, see ``_taker``)."""
+    state's JSON (the text its checkpoint hashes), the timeline's marks and the shot on show
+    beside it (the only one a snapshot needs, see ``_taker``)."""
     if step is None:
         seq, state, marks, shot = host.seq, host.state, host.timeline.marks(), host.line_of_fire
     else:
