@@ -4,12 +4,14 @@ One game is played for real (``trustkit.long_game``: a seeded 5 v 5 game on serv
 through the real ``Referee`` into real SQLite, with some undos and voids); its table is then
 written again ``tables - 1`` times under new ids, straight into the store's tables (one
 transaction per table), each copy's hash chain computed afresh for its own id, so every copy
-loads as a sound table whose replay gives the same state as the game played live. The first
-table is the game itself. The live game's ``GET /tables/{id}`` answer is kept beside the
-database (``.live.json``) for the replay-equals-live check.
+loads as a sound table whose replay gives the same state as the game played live; the
+snapshots live play left (every 50 events) are copied with it, each with its copy's own chain
+head, so a copy re-opens as the game does. The first table is the game itself. The live
+game's ``GET /tables/{id}`` answer is kept beside the database (``.live.json``) for the
+replay-equals-live check.
 
-Built once and kept in the temporary folder, named by its size and the engine version that
-played it (``--fresh`` builds it again).
+Built once and kept in the temporary folder, named by its size, the store's schema and the
+engine version that played it (``--fresh`` builds it again).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the game kit the tests use
 
 from tankref.server.referee import chained, engine_version, table_genesis  # noqa: E402
-from tankref.server.store import TableRow  # noqa: E402
+from tankref.server.store import SCHEMA_VERSION, TableRow  # noqa: E402
 from trustkit import long_game, open_referee  # noqa: E402
 
 _EVENT_INSERT = (
@@ -57,7 +59,10 @@ class History:
 def history(tables: int, events: int, *, fresh: bool = False, quiet: bool = False) -> History:
     """The database (built if it is not kept yet)."""
     folder = Path(tempfile.gettempdir()) / "tankref-bench"
-    name = f"history-{tables}x{events}-{engine_version('ttt').replace('+', '-')}"
+    name = (
+        f"history-{tables}x{events}-schema{SCHEMA_VERSION}-"
+        f"{engine_version('ttt').replace('+', '-')}"
+    )
     db, live, ids = (folder / f"{name}{suffix}" for suffix in (".sqlite3", ".live.json", ".ids"))
     if fresh or not (db.exists() and live.exists() and ids.exists()):
         folder.mkdir(exist_ok=True)
@@ -91,6 +96,9 @@ def _build(db: Path, tables: int, events: int) -> tuple[list[str], dict[str, Any
     logged = store.events(played)
     entries = [json.loads(e.entry) for e in logged]
     seats = store.seat_tokens(played)
+    snapshots = store.db.execute(
+        "SELECT seq, version, state, timeline FROM snapshots WHERE table_id = ?", (played,)
+    ).fetchall()
     quiet = store.quiet_requests(played)
     db_: sqlite3.Connection = store.db
     ids = [played]
@@ -99,9 +107,11 @@ def _build(db: Path, tables: int, events: int) -> tuple[list[str], dict[str, Any
         copy = TableRow(**{**row.__dict__, "id": table_id})
         head = table_genesis(copy)
         rows = []
+        heads = {}
         for event, entry in zip(logged, entries, strict=True):
             previous = head
             head, _ = chained(previous, event, entry)  # the referee's own link
+            heads[event.seq] = head
             text = event.entry.replace(entry["previous_sha256"], previous).replace(
                 entry["chain_sha256"], head
             )
@@ -128,6 +138,11 @@ def _build(db: Path, tables: int, events: int) -> tuple[list[str], dict[str, Any
             "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) "
             "VALUES (?, ?, ?, ?)",
             [(table_id, rid, sha, seq) for rid, (seq, sha) in quiet.items()],
+        )
+        db_.executemany(
+            "INSERT INTO snapshots (table_id, seq, version, state, timeline, head_sha256) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(table_id, seq, v, state, marks, heads[seq]) for seq, v, state, marks in snapshots],
         )
         db_.execute("COMMIT")
         ids.append(table_id)

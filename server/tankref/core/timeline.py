@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -152,6 +152,71 @@ class Timeline:
     ended: str | None = None  # why the players ended the game, if they did
     cancelled: dict[int, int] = field(default_factory=dict)  # taken back -> by which event
     controls: set[int] = field(default_factory=set)  # seqs of control events
+    # Re-opened from a snapshot at this seq (0: replayed from the start): the undo stack holds
+    # only the actions after it, so taking back one at or before it needs the log replayed
+    # from further back first (``reaches_back``).
+    floor: int = 0
+
+    # --- a snapshot of it (issue 18): what the log says beside the state -------------------
+    def marks(self) -> dict[str, Any]:
+        """What a snapshot keeps beside the state (JSON-ready): the undo stack's states are
+        not kept (``floor``), the rest is."""
+        pending = self.pending
+        return {
+            "seq": self.seq,
+            "seed_players": list(self.seed_players),
+            "pending": None
+            if pending is None
+            else {
+                "seq": pending.seq,
+                "players": list(pending.players),
+                "table": pending.table_asked,
+            },
+            "ended": self.ended,
+            "cancelled": list(self.cancelled.items()),  # in the order taken back
+            "controls": sorted(self.controls),
+        }
+
+    def marks_after(self, step: Step, seq: int) -> dict[str, Any]:
+        """``marks`` once ``step`` is event ``seq`` (worked out on a copy: nothing changes)."""
+        after = replace(
+            self,
+            seed_players=list(self.seed_players),
+            done=list(self.done),
+            cancelled=dict(self.cancelled),
+            controls=set(self.controls),
+        )
+        after.commit(step, seq)
+        return after.marks()
+
+    @classmethod
+    def from_marks(
+        cls, rules: Ruleset, state: Any, marks: dict[str, Any], *, seat_credentials: bool
+    ) -> Timeline:
+        """The timeline a snapshot describes (``marks``), its undo stack empty below it."""
+        pending = marks["pending"]
+        seq = int(marks["seq"])
+        return cls(
+            rules,
+            state,
+            list(marks["seed_players"]),
+            seat_credentials=seat_credentials,
+            seq=seq,
+            pending=None
+            if pending is None
+            else PendingVoid(
+                int(pending["seq"]), tuple(pending["players"]), bool(pending["table"])
+            ),
+            ended=marks["ended"],
+            cancelled={int(k): int(v) for k, v in marks["cancelled"]},
+            controls={int(k) for k in marks["controls"]},
+            floor=seq,
+        )
+
+    def reaches_back(self, action: dict[str, Any]) -> bool:
+        """Whether this control event would take back an action from before ``floor``, whose
+        state before it is not kept here: the log must be replayed from further back first."""
+        return self.floor > 0 and not self.done and action.get(CONTROL) in ("undo", "void")
 
     # --- where the table stands ------------------------------------------------------------
     def summary(self) -> TableSummary:

@@ -18,8 +18,8 @@ import secrets
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -47,7 +47,17 @@ from tankref.server.schemas import (
     TableRead,
     log_entry_json,
 )
-from tankref.server.store import EventRow, EventStore, TableRow, one_line, read_log
+from tankref.server.store import (
+    EventRow,
+    EventStore,
+    LoggedSnapshot,
+    Reopened,
+    Snapshot,
+    TableRow,
+    one_line,
+    read_log,
+    read_reopen,
+)
 
 log = logging.getLogger("tankref.server")
 
@@ -65,6 +75,10 @@ def _canonical(data: Any) -> str:
 
 
 CHECKPOINT_EVERY = 25
+# A snapshot of the state every this many events (a multiple of CHECKPOINT_EVERY: its state
+# is hashed in the log) and when the game is over: re-opening a table replays at most this
+# many events after its snapshot (issue 18).
+SNAPSHOT_EVERY = 50
 # Tables kept rebuilt in memory (about 3 MB for a 500-event game): beyond this many, the least
 # recently used idle one is dropped and rebuilt from its log when next used (issue 18: a
 # referee with 1,000 tables in its log must not hold them all).
@@ -80,6 +94,7 @@ __all__ = [
     "chained",
     "engine_version",
     "rebuild",
+    "reopen",
     "replay_onto",
     "result_digest",
     "table_genesis",
@@ -147,6 +162,48 @@ class LogPages:
         return seq - after <= self.TAIL
 
 
+class SpentRequests(MutableMapping[str, tuple[int, str]]):
+    """Request id -> (seq, request hash) of a table re-opened from a snapshot: the ids of
+    the events up to the snapshot come with their seqs from the log's index of request ids
+    (reading their hashes too would read every event's row, ten times the time); a hash is
+    read from the log when its id is asked for again (a repeated request, ``read``)."""
+
+    __slots__ = ("known", "read", "unread")
+
+    def __init__(self, unread: dict[str, int], read: Callable[[int], str] | None = None) -> None:
+        self.known: dict[str, tuple[int, str]] = {}
+        self.unread = unread  # id -> seq, hash not read yet
+        self.read = read  # seq -> that event's request hash (set on the event loop's thread)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.known or key in self.unread
+
+    def __getitem__(self, key: str) -> tuple[int, str]:
+        found = self.known.get(key)
+        if found is None:
+            seq = self.unread[key]
+            if self.read is None:
+                raise KeyError(key)
+            found = self.known[key] = (seq, self.read(seq))
+            del self.unread[key]
+        return found
+
+    def __setitem__(self, key: str, value: tuple[int, str]) -> None:
+        self.unread.pop(key, None)
+        self.known[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if self.unread.pop(key, None) is None:
+            del self.known[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.unread
+        yield from self.known
+
+    def __len__(self) -> int:
+        return len(self.known) + len(self.unread)
+
+
 @dataclass
 class TableHost:
     """One table in memory: its derived state and the machinery to serialise its writes."""
@@ -164,7 +221,7 @@ class TableHost:
     # player -> SHA-256 of their seat token: a player's own credential, beside the table's
     seat_tokens: dict[str, str] = field(default_factory=dict)
     # request id -> (seq, request hash): a repeated request is answered from the log
-    requests: dict[str, tuple[int, str]] = field(default_factory=dict)
+    requests: MutableMapping[str, tuple[int, str]] = field(default_factory=dict)
     # request id -> (seq, request hash) of a request that changed nothing: answered the same
     quiet: dict[str, tuple[int, str]] = field(default_factory=dict)
     closing: bool = False  # the server is stopping: held long-polls answer now
@@ -217,9 +274,23 @@ class TableHost:
         if step.takes_back is not None:
             self.shots.pop(step.takes_back, None)
             return
-        line = self.rules.line_of_fire(self.state, step.result)
+        line = self._line(seq, step)
         if line is not None:
-            self.shots[seq] = line.model_copy(update={"seq": seq})
+            self.shots[seq] = line
+
+    def _line(self, seq: int, step: Step) -> LineOfFire | None:
+        """The line of fire a step's result draws, if any (on the state after it)."""
+        line = self.rules.line_of_fire(step.state, step.result)
+        return None if line is None else line.model_copy(update={"seq": seq})
+
+    def line_after(self, seq: int, step: Step) -> LineOfFire | None:
+        """The latest shot still in effect once ``step`` is event ``seq`` (``note_shot``
+        worked out on the side)."""
+        line = None if step.takes_back is not None else self._line(seq, step)
+        if line is not None:
+            return line
+        left = [k for k in self.shots if k != step.takes_back]
+        return self.shots[max(left)] if left else None
 
     @property
     def line_of_fire(self) -> LineOfFire | None:
@@ -270,10 +341,11 @@ class TableHost:
 
 
 class Referee:
-    """The tables in the log. Start-up reads and checks each table's row only; a table's log
-    is replayed when the table is first used (``host``), and the least recently used idle
-    tables beyond ``keep_rebuilt`` are dropped again (rebuilt from the log on next use).
-    Listing tables replays none: a table not in memory is listed from its last log entry."""
+    """The tables in the log. Start-up reads and checks each table's row only; a table is
+    re-opened when it is first used (``host``): from its newest usable snapshot, the events
+    after it replayed (``reopen``), and the least recently used idle tables beyond
+    ``keep_rebuilt`` are dropped again (re-opened on next use). Listing tables replays
+    none: a table not in memory is listed from its last log entry."""
 
     def __init__(
         self,
@@ -335,13 +407,43 @@ class Referee:
         self.quarantined[table_id] = f"{type(exc).__name__}: {one_line(exc, 300)}"
         log.error("table %s set aside, it does not load: %s", table_id, exc)
 
-    def _rebuilt(self, row: TableRow, replayed: TableHost | None = None) -> TableHost:
-        """The table made again from its whole log (``replayed``: done already, elsewhere),
-        with the requests and seats kept beside the log."""
-        host = replayed or _replayed(row, self.store.events(row.id))
+    def _rebuilt(
+        self, row: TableRow, reopened: tuple[TableHost, Snapshot | None] | None = None
+    ) -> TableHost:
+        """The table made again from its log (``reopen``: from its newest snapshot on;
+        ``reopened``: done already, elsewhere), with the requests and seats kept beside the
+        log. A snapshot the re-opening made on the way (the log had none near its end) is
+        saved."""
+        if reopened is None:
+            reopened = reopen_from(self.store.reopen, row, self.version(row.ruleset))
+        host, made = reopened
+        if isinstance(host.requests, SpentRequests):  # hashes from this thread's connection
+
+            def read(seq: int) -> str:
+                return self.store.request_digest(row.id, seq)
+
+            host.requests.read = read
         host.quiet = self.store.quiet_requests(row.id)
         host.seat_tokens = self.store.seat_tokens(row.id)
+        if made is not None:
+            self._save_snapshot(made)
         return host
+
+    def _save_snapshot(self, snapshot: Snapshot) -> None:
+        """Kept for the table's next re-opening: with the next group commit when a loop runs
+        (nobody waits on it: it is derived, and a lost one only means a longer replay)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a tool, a test): written here and now
+            try:
+                self.store.add_snapshot(snapshot)
+            except sqlite3.Error as exc:
+                _snapshot_lost(snapshot, exc)
+            return
+        written = self.store.queue_snapshot(snapshot)
+        written.add_done_callback(
+            lambda done: _snapshot_lost(snapshot, None if done.cancelled() else done.exception())
+        )
 
     async def open(self, table_id: str) -> TableHost:
         """``host`` for a request: a table not in memory is replayed in a worker thread, on
@@ -367,10 +469,13 @@ class Referee:
     async def _load_aside(self, row: TableRow) -> None:
         path = self.store.path
         try:
+            version = self.version(row.ruleset)
 
-            def replay() -> TableHost:
-                _, events = read_log(path, row.id, upto=2**62)
-                return _replayed(row, events)
+            def replay() -> tuple[TableHost, Snapshot | None]:
+                def read(table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+                    return read_reopen(path, table_id, take)
+
+                return reopen_from(read, row, version)
 
             host = self._rebuilt(row, await asyncio.to_thread(replay))
         except Exception as exc:  # its log does not load: set aside, as at start
@@ -424,6 +529,24 @@ class Referee:
             ),
             head=table_genesis(row),
         )
+
+    async def _replay_whole(self, host: TableHost) -> None:
+        """The table's timeline replayed from event 1, its undo stack whole: for a take-back
+        that reaches before the snapshot the table was re-opened from (``Timeline.floor``).
+        Off the event loop; the table's lock is held, so its log does not move meanwhile."""
+        row = self.rows[host.id]
+        path = self.store.path
+
+        def replay() -> TableHost:
+            _, events = read_log(path, host.id, upto=host.seq)
+            return rebuild(row, events)
+
+        whole = await asyncio.to_thread(replay)
+        _still_there(host)
+        if whole.damaged:  # the log before the snapshot no longer replays: read-only now
+            host.damaged = whole.damaged
+            raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
+        host.timeline, host.shots = whole.timeline, whole.shots
 
     def effective_events(self, host: TableHost, after: int = 0) -> list[EventRow]:
         """The table's game actions after log seq ``after`` still in effect, oldest first
@@ -705,6 +828,8 @@ class Referee:
             repeated = self._repeated(host, request_id, request_sha)
             if repeated is not None:
                 return repeated
+            if host.timeline.reaches_back(action):  # before its snapshot: the whole log
+                await self._replay_whole(host)
             try:
                 step = host.timeline.control(action)
             except RulesError as err:
@@ -797,6 +922,9 @@ class Referee:
                 created_at=at,
             )
         )
+        if state_sha is not None and (seq % SNAPSHOT_EVERY == 0 or summary.status == "over"):
+            # Queued in this turn, after its event: committed with it (and refused without it).
+            self._save_snapshot(replace(snapshot_of(host, version, step), head_sha256=head))
         cancelled = await _committed(written, host.id, f"event {seq}")
         # Committed: only now does the table move on.
         host.timeline.commit(step, seq)
@@ -837,13 +965,16 @@ class Referee:
         )
 
 
-def _check_log(row: TableRow, events: list[EventRow]) -> tuple[str, str | None]:
+def _check_log(
+    row: TableRow, events: list[EventRow], head: str | None = None
+) -> tuple[str, str | None]:
     """Each logged entry (served as it is stored) is JSON and carries the result its event
     decided: a damaged entry sets the table aside rather than being served. Returns the
     log's head and, if an entry's chain link disagrees, why (the table is then read-only).
     Each entry is parsed once, here, at start-up: the chain of a log written before the
-    chain existed is computed in the same pass."""
-    head = table_genesis(row)
+    chain existed is computed in the same pass. ``head``: the chain before ``events``
+    (None: they are the whole log, from the table's genesis)."""
+    head = table_genesis(row) if head is None else head
     broken: str | None = None
     for event in events:
         try:
@@ -865,17 +996,156 @@ def _still_there(host: TableHost) -> None:
         )
 
 
-def _replayed(row: TableRow, events: list[EventRow]) -> TableHost:
-    """``rebuild`` with the log's entries and hash chain checked: the table's head, and the
-    table marked damaged where the chain breaks. Pure: a worker thread may run it."""
-    head, broken = _check_log(row, events)
-    host = rebuild(row, events)
+class _ReachesBack(Exception):
+    """The events after a snapshot take back an action from before it (whose state before
+    it the snapshot does not hold): an older snapshot is needed, or the whole log."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(seq)
+        self.seq = seq
+
+
+def reopen_from(
+    read: Callable[[str, Callable[[LoggedSnapshot], Any]], Reopened],
+    row: TableRow,
+    version: str,
+    below: int | None = None,
+) -> tuple[TableHost, Snapshot | None]:
+    """``reopen`` on what ``read`` (``EventStore.reopen`` or ``read_reopen``) reads; when the
+    events after the snapshot reach back before it, again from an older one (at worst from
+    event 1). ``below``: only from a snapshot before that seq (the replay bench's longest
+    tail)."""
+    while True:
+        take = _taker(row, version, below)
+        try:
+            return reopen(row, read(row.id, take), version)
+        except _ReachesBack as back:
+            below = back.seq
+
+
+def reopen(row: TableRow, read: Reopened, version: str) -> tuple[TableHost, Snapshot | None]:
+    """The table re-opened from what ``read_reopen`` read: from the snapshot it took (a
+    ``TableHost``, see ``_taker``), else from the table as created, with the events after it
+    replayed and their entries and hash chain checked; the table marked damaged where the
+    chain breaks. Also a snapshot to save, at the tail's last checkpoint, when the tail is
+    ``SNAPSHOT_EVERY`` events or more (a log from before snapshots: its first re-opening
+    makes one). Pure: a worker thread may run it."""
+    host: TableHost = read.snapshot or Referee._host_from_row(row)
+    if read.requests:
+        host.requests = SpentRequests(read.requests)
+    events = read.events
+    cut = next(
+        (
+            i + 1
+            for i in range(len(events) - 1, -1, -1)
+            if events[i].state_sha256 is not None and events[i].seq >= read.after + SNAPSHOT_EVERY
+        ),
+        0,
+    )
+    head, broken = _check_log(row, events[:cut], host.head)
+    _replay_tail(host, events[:cut], read.after)
+    made = None
+    if cut and not host.damaged and broken is None:
+        host.head = head
+        made = snapshot_of(host, version)
+    head, later = _check_log(row, events[cut:], head)
+    _replay_tail(host, events[cut:], read.after)
     host.head = head
+    broken = broken or later
     if broken is not None and not host.damaged:
         # After the replay: the engine's reason for an edited event is plainer.
         host.damaged = broken
         log.error("table %s: %s", row.id, broken)
-    return host
+    return host, made
+
+
+def _replay_tail(host: TableHost, events: list[EventRow], after: int) -> None:
+    """``replay_onto``, refusing (``_ReachesBack``) an undo or void of an action from before
+    the snapshot at ``after`` the table was re-opened from (0: none, nothing to refuse)."""
+    if not after:
+        replay_onto(host, events)
+        return
+    for event in events:
+        if host.timeline.reaches_back(event.action):
+            raise _ReachesBack(after)
+        replay_onto(host, (event,))
+
+
+def snapshot_of(host: TableHost, version: str, step: Step | None = None) -> Snapshot:
+    """The table as it stands (``step``: once that step is its next event, worked out on the
+    side; the caller then gives the chain's head after it), for the ``snapshots`` table: the
+    state's JSON (the text its checkpoint hashes), the timeline's marks and the shot on show
+    beside it (the only one a snapshot needs, see ``_taker``)."""
+    if step is None:
+        seq, state, marks, shot = host.seq, host.state, host.timeline.marks(), host.line_of_fire
+    else:
+        seq, state = host.seq + 1, step.state
+        marks, shot = host.timeline.marks_after(step, seq), host.line_after(seq, step)
+    marks["shot"] = None if shot is None else shot.model_dump(mode="json")
+    return Snapshot(
+        table_id=host.id,
+        seq=seq,
+        version=version,
+        state=host.rules.dump_state(state),
+        timeline=json.dumps(marks),
+        head_sha256=host.head,
+    )
+
+
+def _taker(
+    row: TableRow, version: str, below: int | None = None
+) -> Callable[[LoggedSnapshot], TableHost | None]:
+    """What ``read_reopen`` offers each snapshot to, newest first: the table at the
+    snapshot, or None to try the next. A snapshot is taken only if its engine is the one
+    running (else the log is replayed by this one: a rules change must show) and its state
+    hashes to the checkpoint its event logged, its chain head to the head it logged; one
+    that does not is passed over, with a warning. Only the latest shot still in effect is
+    kept: taking back an action at or before the snapshot replays the whole log first
+    (``Timeline.reaches_back``), shots included. ``below``: only snapshots before that seq
+    (the events after a later one reach back before it)."""
+
+    def take(logged: LoggedSnapshot) -> TableHost | None:
+        snap = logged.snapshot
+        if snap.version != version or (below is not None and snap.seq >= below):
+            return None
+        try:
+            if logged.state_sha256 != _sha256(snap.state):
+                raise ValueError("its state does not hash to the checkpoint its event logged")
+            logged_head = json.loads(logged.entry).get("chain_sha256")
+            if logged_head is not None and logged_head != snap.head_sha256:
+                raise ValueError("its chain head is not the one its event logged")
+            rules = get_ruleset(row.ruleset)
+            marks = json.loads(snap.timeline)
+            host = Referee._host_from_row(row, rules.load_state(snap.state))
+            host.timeline = Timeline.from_marks(
+                rules, host.state, marks, seat_credentials=seat_credentials(row.dice)
+            )
+            if marks["shot"] is not None:
+                shot = LineOfFire.model_validate(marks["shot"])
+                host.shots[shot.seq or snap.seq] = shot
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning(
+                "table %s: its snapshot at event %d is not used (%s); replaying from further back",
+                row.id,
+                snap.seq,
+                one_line(exc),
+            )
+            return None
+        host.head = snap.head_sha256
+        host.seq = snap.seq
+        return host
+
+    return take
+
+
+def _snapshot_lost(snapshot: Snapshot, exc: BaseException | None) -> None:
+    if exc is not None:  # derived data: the table re-opens from an older one, or its log
+        log.warning(
+            "table %s: its snapshot at event %d was not saved: %s",
+            snapshot.table_id,
+            snapshot.seq,
+            one_line(exc),
+        )
 
 
 def _check_row(row: TableRow) -> None:

@@ -1,9 +1,12 @@
 """The durable record: an append-only event log per table in SQLite.
 
 Every accepted action is written (and committed, synchronously, in WAL mode) before the
-reply leaves the server, so a crash never loses an acknowledged result. State is not stored:
-it is derived by replaying the log through the engine when the server starts. Triggers make
-the log append-only at the database level.
+reply leaves the server, so a crash never loses an acknowledged result. The state is derived
+from the log by replaying it through the engine; triggers make the log append-only at the
+database level. A *snapshot* of the derived state is kept now and then beside the log
+(``snapshots``, issue 18): never the record, only a shortcut, so that re-opening a table
+replays the events after its newest snapshot instead of its whole history. A snapshot is used
+only if its state hashes to the checkpoint its event logged (``events.state_sha256``).
 
 The referee's writes go through a group commit (``GroupCommit``): one writer thread, on a
 connection of its own, takes every write queued while its last commit was syncing and
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: snapshots
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -78,6 +81,20 @@ CREATE TABLE IF NOT EXISTS seat_tokens (
 CREATE TABLE IF NOT EXISTS demo_tables (
     table_id TEXT PRIMARY KEY REFERENCES tables(id)
 ) WITHOUT ROWID;
+-- Derived, never the record (schema 2): a table's state after event seq, a checkpoint, so that
+-- re-opening the table replays only the events after it. Written after its event committed
+-- (the foreign key: never ahead of the log); used only if the state hashes to the event's
+-- state_sha256 and it was made by the engine version now running.
+CREATE TABLE IF NOT EXISTS snapshots (
+    table_id    TEXT NOT NULL,
+    seq         INTEGER NOT NULL,
+    version     TEXT NOT NULL,  -- the engine and card data that made it
+    state       TEXT NOT NULL,  -- the ruleset's state JSON, the text the checkpoint hashed
+    timeline    TEXT NOT NULL,  -- JSON: what the log says beside the state (undo marks ...)
+    head_sha256 TEXT NOT NULL,  -- the log's hash chain after event seq
+    PRIMARY KEY (table_id, seq),
+    FOREIGN KEY (table_id, seq) REFERENCES events (table_id, seq)
+);
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS events_append_only_delete BEFORE DELETE ON events
@@ -98,6 +115,10 @@ _TABLE_COLUMNS = (
     "id, ruleset, created_at, token_sha256, setup, dice, commitment, seed_chosen, version"
 )
 _INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_SNAPSHOT_COLUMNS = "table_id, seq, version, state, timeline, head_sha256"
+_INSERT_SNAPSHOT = (
+    f"INSERT OR REPLACE INTO snapshots ({_SNAPSHOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+)
 _INSERT_QUIET = (
     "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) VALUES (?, ?, ?, ?)"
 )
@@ -139,6 +160,43 @@ class EventRow:
     state_sha256: str | None
     version: str
     created_at: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A table's derived state after event ``seq`` (see ``snapshots`` in the schema)."""
+
+    table_id: str
+    seq: int
+    version: str
+    state: str
+    timeline: str
+    head_sha256: str
+
+    def params(self) -> tuple[Any, ...]:
+        return (self.table_id, self.seq, self.version, self.state, self.timeline, self.head_sha256)
+
+
+@dataclass(frozen=True)
+class LoggedSnapshot:
+    """A stored snapshot with what its event logged about it, to check it against."""
+
+    snapshot: Snapshot
+    state_sha256: str | None  # the event's checkpoint hash (None: not a checkpoint)
+    entry: str  # the event's log entry (its chain link)
+
+
+@dataclass(frozen=True)
+class Reopened:
+    """What re-opening a table reads: its row, the snapshot taken (None: none was usable),
+    the events after it, and the request ids of the events up to it (id -> seq: read from
+    the index of request ids alone; their hashes are read when asked, ``request_digest``)."""
+
+    row: TableRow | None
+    snapshot: Any  # what ``take`` made of the snapshot it took
+    after: int  # the snapshot's seq (0: none)
+    events: list[EventRow]
+    requests: dict[str, int]
 
 
 class EventStore:
@@ -199,6 +257,10 @@ class EventStore:
             raise StoreError(
                 f"{self.path}: written by a newer tankref (schema {row[0]}); upgrade tankref"
             )
+        elif int(row[0]) < SCHEMA_VERSION:  # the new tables were made above: say so
+            self.db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),)
+            )
 
     def close(self) -> None:
         """Every queued write committed (or refused) first, then the connections closed."""
@@ -245,6 +307,7 @@ class EventStore:
         one transaction: all gone or nothing. Returns how many events it held."""
         with self._transaction():
             self.db.execute("DROP TRIGGER events_append_only_delete")
+            self.db.execute("DELETE FROM snapshots WHERE table_id = ?", (table_id,))
             gone = self.db.execute("DELETE FROM events WHERE table_id = ?", (table_id,))
             events = gone.rowcount
             for other in ("quiet_requests", "seat_tokens", "demo_tables"):
@@ -298,6 +361,25 @@ class EventStore:
         """A spent request id that changed nothing, through the group commit."""
         return self._group().write(_INSERT_QUIET, (table_id, request_id, sha256, seq))
 
+    def add_snapshot(self, snapshot: Snapshot) -> None:
+        """A snapshot, committed before this returns (on the calling thread)."""
+        with self._transaction():
+            self.db.execute(_INSERT_SNAPSHOT, snapshot.params())
+
+    def queue_snapshot(self, snapshot: Snapshot) -> asyncio.Future[None]:
+        """A snapshot, through the group commit (it rides with the next commit's events)."""
+        return self._group().write(_INSERT_SNAPSHOT, snapshot.params())
+
+    def snapshot_seqs(self, table_id: str) -> list[int]:
+        rows = self.db.execute(
+            "SELECT seq FROM snapshots WHERE table_id = ? ORDER BY seq", (table_id,)
+        ).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+        """``read_reopen`` on this store's connection."""
+        return _read_reopen(self.db, table_id, take)
+
     def _group(self) -> GroupCommit:
         if self._writer is None:
             # The writer syncs as this connection was told to (a test fixture may have
@@ -329,6 +411,13 @@ class EventStore:
             (table_id, after, limit),
         ).fetchall()
         return [r[0] for r in rows]
+
+    def request_digest(self, table_id: str, seq: int) -> str:
+        """The request hash of the event at ``seq``."""
+        row = self.db.execute(
+            "SELECT request_sha256 FROM events WHERE table_id = ? AND seq = ?", (table_id, seq)
+        ).fetchone()
+        return str(row[0])
 
     def entry_at(self, table_id: str, seq: int) -> str:
         row = self.db.execute(
@@ -582,6 +671,63 @@ def read_log(path: Path, table_id: str, upto: int) -> tuple[TableRow | None, lis
     finally:
         db.close()
     return (None if found is None else _table(found)), [_event(e) for e in events]
+
+
+def read_reopen(path: Path, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+    """What re-opening a table needs, read on a connection of its own (read-only, one
+    snapshot of the database): its snapshots are offered to ``take`` newest first until it
+    makes something of one (not None), then the events after that one are read."""
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return _read_reopen(db, table_id, take)
+    finally:
+        db.close()
+
+
+def _read_reopen(
+    db: sqlite3.Connection, table_id: str, take: Callable[[LoggedSnapshot], Any]
+) -> Reopened:
+    db.execute("BEGIN")
+    try:
+        found = db.execute(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,)
+        ).fetchone()
+        taken: Any = None
+        after = 0
+        offered = db.execute(
+            "SELECT s.table_id, s.seq, s.version, s.state, s.timeline, s.head_sha256, "
+            "e.state_sha256, e.entry FROM snapshots s JOIN events e "
+            "ON e.table_id = s.table_id AND e.seq = s.seq "
+            "WHERE s.table_id = ? ORDER BY s.seq DESC",
+            (table_id,),
+        )
+        for r in offered:  # one row at a time: the newest usable one is the first, mostly
+            taken = take(LoggedSnapshot(Snapshot(*r[:6]), r[6], r[7]))
+            if taken is not None:
+                after = int(r[1])
+                break
+        offered.close()
+        # From the index alone (it holds the seq): ten times faster than the events' rows.
+        requests: dict[str, int] = dict(
+            db.execute(
+                "SELECT request_id, seq FROM events INDEXED BY events_by_request "
+                "WHERE table_id = ? AND request_id IS NOT NULL AND seq <= ?",
+                (table_id, after),
+            ).fetchall()
+        )
+        events = db.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq > ? ORDER BY seq",
+            (table_id, after),
+        ).fetchall()
+    finally:
+        db.execute("COMMIT")
+    return Reopened(
+        None if found is None else _table(found),
+        taken,
+        after,
+        [_event(e) for e in events],
+        requests,
+    )
 
 
 def _table(r: tuple[Any, ...]) -> TableRow:
