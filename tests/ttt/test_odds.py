@@ -18,11 +18,9 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections import Counter
 from fractions import Fraction
 from itertools import product
 
-import icepool  # type: ignore[import-untyped]
 import pytest
 
 from kit.ttt import Game, duel
@@ -31,7 +29,6 @@ from tankref.core.dice import DieSpec, Face, SuppliedDice
 from tankref.core.errors import RulesError
 from tankref.rulesets.ttt.actions import Engage
 from tankref.rulesets.ttt.cards import Armour, CardSet, RulesData, TankCard, default_cards
-from tankref.rulesets.ttt.dice_odds import _first_roll
 from tankref.rulesets.ttt.engine import adjudicate, options_for
 from tankref.rulesets.ttt.odds import (
     ShotOdds,
@@ -380,66 +377,6 @@ def _enumerate(red: tuple[tuple[int, int], ...], dice: int, needed: int, reroll:
                         if sum(p for p, _ in s2) >= needed:
                             total += q * q2 / sides / sides**dice
     return total
-
-
-@pytest.mark.parametrize(
-    "red",
-    [HOUSE_RED, ((0, 0), (1, 0), (0, 0), (2, 1), (3, 0), (1, 2))],
-    ids=["house", "multi-star"],
-)
-def test_star_chain_matches_literal_enumeration_TTT_E6_TTT_CR1(
-    red: tuple[tuple[int, int], ...],
-) -> None:
-    """TTT-E6/TTT-CR1: the dynamic programme equals a literal enumeration of every face of
-    every roll, star reroll and Grizzled reroll, for up to 3 dice and every PEN needed."""
-    for dice, needed, reroll in product(range(4), range(8), (False, True)):
-        assert penetration_odds(red, dice, needed, reroll) == _enumerate(
-            red, dice, needed, reroll
-        ), (dice, needed, reroll)
-
-
-@pytest.mark.parametrize(
-    "red",
-    [HOUSE_RED, ((0, 0), (1, 0), (0, 0), (2, 1), (3, 0), (1, 2)), ((0, 0), (1, 1), (2, 0))],
-    ids=["house", "multi-star", "three-sided"],
-)
-def test_first_roll_counts_equal_icepools_pool_TTT_E5_TTT_E6(
-    red: tuple[tuple[int, int], ...],
-) -> None:
-    """TTT-E5/TTT-E6: the first red roll's pools (PEN, blanks, stars, fewest PEN) and their
-    integer weights, counted by multinomials, equal icepool's expansion of the same pool
-    (an independent count), up to 8 dice; the weights add up to sides**dice."""
-    classes = sorted(Counter(red).items())
-    die = icepool.Die({i: faces for i, (_, faces) in enumerate(classes)})
-    for dice in range(9):
-        expected: Counter[tuple[int, int, int, int]] = Counter()
-        for combo, weight in die.pool(dice).expand().items():
-            faces = [classes[i][0] for i in combo]
-            expected[
-                (
-                    sum(pen for pen, _ in faces),
-                    sum(1 for pen, _ in faces if pen == 0),
-                    sum(star for _, star in faces),
-                    min((pen for pen, _ in faces if pen > 0), default=0),
-                )
-            ] += weight
-        got = dict(_first_roll(red, dice))
-        assert got == dict(expected), dice
-        assert sum(got.values()) == len(red) ** dice
-
-
-@pytest.mark.parametrize(
-    "white", [(0, 0, 0, 0, 1, 2), (0, 1), (0, 0, 0, 0, 0, 3), (1, 1, 1)], ids=str
-)
-def test_hit_odds_equal_icepools_sum_of_the_pool_TTT_E4_TTT_CR1(white: tuple[int, ...]) -> None:
-    """TTT-E4/TTT-CR1: P(at least one HIT icon) from the closed form equals icepool's sum of
-    the white pool, and the Grizzled reroll adds P(miss) x P(one die hits), up to 8 dice."""
-    die = icepool.Die(list(white))
-    for dice in range(1, 9):
-        first = Fraction((dice @ die).probability(">=", 1))
-        again = (1 - first) * Fraction(die.probability(">=", 1))
-        assert hit_odds(white, dice, False) == (first, Fraction(0)), dice
-        assert hit_odds(white, dice, True) == (first, again), dice
 
 
 def test_blank_face_with_two_stars_has_no_exact_odds_TTT_E6() -> None:

@@ -9,13 +9,13 @@ decide them. Everything is exact (``fractions.Fraction``).
 from __future__ import annotations
 
 import functools
-import itertools
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
+
+import icepool  # type: ignore[import-untyped]
 
 from tankref.core.errors import RulesError
 from tankref.rulesets.ttt.cards import (
@@ -79,15 +79,13 @@ def table_dice(rules: RulesData) -> TableDice:
 def hit_odds(white: tuple[int, ...], dice: int, reroll: bool) -> tuple[Fraction, Fraction]:
     """(P(the roll hits), P(it misses and the Grizzled reroll of one die hits)).
 
-    At most one hit per roll: the roll hits when it shows at least one HIT icon, so it misses
-    only when every die shows none (tests check this against icepool's sum of the pool).
+    At most one hit per roll: the roll hits when it shows at least one HIT icon.
     """
     if dice <= 0:
         return ZERO, ZERO  # no dice left: the Engage fails without a roll
-    sides = len(white)
-    blank = Fraction(sum(1 for hits in white if hits == 0), sides)
-    first = ONE - blank**dice
-    again = (ONE - first) * (ONE - blank) if reroll else ZERO
+    die = icepool.Die(list(white))
+    first = Fraction((dice @ die).probability(">=", 1))
+    again = (ONE - first) * Fraction(die.probability(">=", 1)) if reroll else ZERO
     return first, again
 
 
@@ -105,26 +103,16 @@ def _not_exact(why: str) -> RulesError:
 
 @functools.lru_cache(maxsize=256)
 def _first_roll(red: tuple[RedFace, ...], dice: int) -> tuple[tuple[_Pool, int], ...]:
-    """The first Penetration roll as pools with integer weights over sides**dice.
-
-    Each multiset of face kinds is weighed by its arrangements (a multinomial) times the faces
-    of each kind: the same counts icepool's pool expansion gives (a test compares them).
-    """
+    """The first Penetration roll as pools with integer weights over sides**dice (icepool)."""
     classes = sorted(Counter(red).items())  # ((PEN, STAR), faces) groups: fewer outcomes
+    die = icepool.Die({i: faces for i, (_, faces) in enumerate(classes)})
     pools: dict[_Pool, int] = defaultdict(int)
-    arrangements = math.factorial(dice)
-    for combo in itertools.combinations_with_replacement(range(len(classes)), dice):
-        weight = arrangements
-        pens = blanks = stars = low = 0
-        for kind, count in Counter(combo).items():
-            (pen, star), faces = classes[kind]
-            weight = weight // math.factorial(count) * faces**count
-            pens += pen * count
-            stars += star * count
-            if pen == 0:
-                blanks += count
-            elif low == 0 or pen < low:
-                low = pen
+    for combo, weight in die.pool(dice).expand().items():
+        faces = [classes[i][0] for i in combo]
+        pens = sum(pen for pen, _ in faces)
+        blanks = sum(1 for pen, _ in faces if pen == 0)
+        stars = sum(star for _, star in faces)
+        low = min((pen for pen, _ in faces if pen > 0), default=0)
         pools[(pens, blanks, stars, low)] += weight
     return tuple(pools.items())
 

@@ -8,10 +8,9 @@ damage cards from what is left in the table's deck, the morale outcomes from ``m
 Everything is exact (``fractions.Fraction``); floats are only for display (the dice sums of
 Accuracy and Penetration are in ``dice_odds``):
 
-- Accuracy: the roll misses only when no white die shows a HIT icon (at most one hit,
-  TTT-E4); a missed roll may get the Grizzled reroll of one die (TTT-CR1).
-- Penetration: the first roll of the red pool counted by multinomials (the tests compare
-  it with icepool); the star chain (TTT-E6: each *
+- Accuracy: icepool counts the HIT icons of the white pool (at most one hit, TTT-E4); a
+  missed roll may get the Grizzled reroll of one die (TTT-CR1).
+- Penetration: icepool gives the first roll of the red pool; the star chain (TTT-E6: each *
   rerolls a blank die while the target is not yet penetrated, a * on a reroll grants another)
   and the Grizzled reroll of the weakest die (with that die's own stars) are a dynamic
   programme over (PEN so far, blank dice, stars in hand, fewest PEN on a non-blank die) with
