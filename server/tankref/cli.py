@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -121,7 +123,9 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     for seed in range(args.seed, args.seed + args.games):
         # The ruleset's own seeded bots (its ``self_play`` hook): the started table and every
         # action after it. With --verbose each action is adjudicated again to print its result.
-        print(f"== game {seed} ==")
+        # One write a line (print writes the text and its newline apart): a Ctrl+C between
+        # the two would leave "Stopped." on the end of this line.
+        sys.stdout.write(f"== game {seed} ==\n")
         game = rules.self_play(seed)
         if args.verbose:
             state = game.start
@@ -132,9 +136,9 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
                     print(f"  {line}")
         end = rules.summary(game.final)
         steps = len(game.actions)
-        print(
-            f"game {seed}: {end.reason or end.status} (turn {end.turn}, {steps} actions)"
-            + (f", winner {end.winner}" if end.winner else "")
+        winner = f", winner {end.winner}" if end.winner else ""
+        sys.stdout.write(
+            f"game {seed}: {end.reason or end.status} (turn {end.turn}, {steps} actions){winner}\n"
         )
     return 0
 
@@ -670,7 +674,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+CTRL_C_AGAIN = 0.05  # seconds: long after the C code that swallowed it has handed back
+
+
+def _ctrl_c_kept(unraisable: Any) -> None:
+    """``sys.unraisablehook`` for the commands: a Ctrl+C that C code swallowed is raised again.
+
+    pydantic-core's serialiser reports an error in an ``isinstance`` it makes (a model's
+    class is an ABC: its check runs Python code, where a Ctrl+C lands) as "unraisable" and
+    carries on: the player's Ctrl+C printed a traceback and the command went on. Here the
+    interrupt is sent to the main thread again a moment later, from a timer thread, so it
+    arrives once the C code has handed back (sent at once, it lands in this hook and is
+    swallowed again), and stops the command as any other Ctrl+C.
+    """
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        again = threading.Timer(CTRL_C_AGAIN, _thread.interrupt_main)
+        again.daemon = True
+        again.start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    kept = sys.unraisablehook
+    sys.unraisablehook = _ctrl_c_kept
+    try:
+        return _run(argv)
+    finally:
+        sys.unraisablehook = kept
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     tool = getattr(args, "ruleset_tool", None)

@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 from serverkit import free_port
+from tankref import cli
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pseudo-terminals")
 
@@ -177,3 +178,27 @@ def test_ctrl_c_in_a_long_command_is_one_line(tmp_path: Path) -> None:
     assert code == 0, term.text
     assert "Traceback" not in term.text
     assert after(term.text, "== game 1 ==")[-1] == "Stopped."
+
+
+class _SwallowsCtrlC:
+    """Its finaliser gets the Ctrl+C; CPython reports it as "unraisable" and goes on, as
+    pydantic-core's serialiser does with one that lands in a model's isinstance check."""
+
+    def __del__(self) -> None:
+        raise KeyboardInterrupt
+
+
+def test_a_ctrl_c_that_c_code_swallowed_still_stops_the_command() -> None:
+    """The hook the commands run under raises a swallowed Ctrl+C again, in the main thread,
+    instead of printing a traceback and going on (seen: a thousand-game selfplay that
+    printed one and played every game)."""
+    kept = sys.unraisablehook
+    sys.unraisablehook = cli._ctrl_c_kept
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _SwallowsCtrlC()  # dropped at once: its finaliser runs now
+            for _ in range(2000):
+                time.sleep(0.001)
+    finally:
+        sys.unraisablehook = kept
+    assert sys.unraisablehook is kept
