@@ -170,6 +170,17 @@ def _copy(db: Path, folder: Path) -> Path:
     return target
 
 
+def _reopens_from_the_older_snapshot(db: Path, table_id: str, standing: dict[str, Any]) -> None:
+    """Restarted again, the table re-opens from the snapshot before the newest, the same."""
+    again = Referee(EventStore(db))
+    try:
+        host = again.host(table_id)
+        assert host.timeline.floor == SNAPSHOT_EVERY
+        assert _standing(again, host) == standing
+    finally:
+        again.store.close()
+
+
 def test_snapshots_are_kept_every_50_events_at_checkpoints_never_ahead_of_the_log(
     played: tuple[Path, dict[str, dict[str, Any]]],
 ) -> None:
@@ -330,13 +341,8 @@ def test_an_undo_reaching_before_the_snapshot_replays_the_whole_log_first(
         standing = _standing(restarted, host)
         assert _whole_replay(restarted, table_id) == _of_whole(standing, host)
         restarted.store.close()
-        again = Referee(EventStore(tmp_path / "copy.sqlite3"))  # the undo reaches back: older
-        try:
-            host = again.host(table_id)
-            assert host.timeline.floor == SNAPSHOT_EVERY
-            assert _standing(again, host) == standing
-        finally:
-            again.store.close()
+        # The undo reaches back: re-opened from the snapshot before.
+        _reopens_from_the_older_snapshot(tmp_path / "copy.sqlite3", table_id, standing)
     finally:
         live.store.close()
 
@@ -366,13 +372,7 @@ def test_a_void_reaching_before_the_snapshot_replays_the_whole_log_first(
         restarted.store.close()
         # After another restart the events after the newest snapshot (the void asks) reach
         # back before it: the table is re-opened from the snapshot before, the same.
-        again = Referee(EventStore(tmp_path / "copy.sqlite3"))
-        try:
-            host = again.host(table_id)
-            assert host.timeline.floor == SNAPSHOT_EVERY
-            assert _standing(again, host) == standing
-        finally:
-            again.store.close()
+        _reopens_from_the_older_snapshot(tmp_path / "copy.sqlite3", table_id, standing)
     finally:
         live.store.close()
 
