@@ -11,8 +11,9 @@ one between strides first.
 
 A kept position is never replayed further: one that is gone on from is copied first (its
 state is shared, states are never changed in place; only the bookkeeping around it, the
-undo stack and such, is copied). As for the luck count, the log is read on the event loop
-and the replay runs in a worker thread, one at a time per table.
+undo stack and such, is copied). The log is read and replayed in a worker thread, on a
+read-only connection of its own, one replay at a time per table: reading a long log on the
+event loop would hold up every other request as long as the read takes.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pydantic import BaseModel, Field
 from tankref.core.timeline import describe
 from tankref.server.referee import Referee, TableHost, replay_onto
 from tankref.server.schemas import Scene
-from tankref.server.store import EventRow, EventStore, TableRow
+from tankref.server.store import EventRow, EventStore, TableRow, read_log
 
 STRIDE = 25
 MAX_POSITIONS = 100
@@ -97,17 +98,20 @@ class History:
         return len(self._kept)
 
     async def entry_state(self, row: TableRow, seq: int, last_seq: int) -> EntryState:
-        """The table after entry ``seq`` as the route answers it. The log is read here, on
-        the event loop; the replay runs in a worker thread, so a long table's first replay
-        does not hold up the other tables."""
+        """The table after entry ``seq`` as the route answers it. Its log is read and
+        replayed in a worker thread, so a long table's first replay does not hold up the
+        other tables."""
         event = self.store.events(row.id, after=seq - 1, limit=1)[0] if seq else None
         async with self._tables.setdefault(row.id, asyncio.Lock()):
             host = self._found(row, seq)
             if host is None:
                 start = self._start(row, seq)
-                events = self.store.events(row.id, after=start.seq, limit=seq - start.seq)
-                host = await anyio.to_thread.run_sync(self._replay, row, start, events)
+                host = await anyio.to_thread.run_sync(self._read_and_replay, row, start, seq)
         return await anyio.to_thread.run_sync(_entry_state, host, event, last_seq)
+
+    def _read_and_replay(self, row: TableRow, start: TableHost, seq: int) -> TableHost:
+        _, events = read_log(self.store.path, row.id, upto=seq, after=start.seq)
+        return self._replay(row, start, events)
 
     def at(self, row: TableRow, seq: int) -> TableHost:
         """The table after entry ``seq`` (0: as created; the caller checks that the log has

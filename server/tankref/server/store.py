@@ -655,17 +655,21 @@ def backup(
     return BackupDone(target, int(tables), int(events), target.stat().st_size)
 
 
-def read_log(path: Path, table_id: str, upto: int) -> tuple[TableRow | None, list[EventRow]]:
-    """A table's row and its events up to ``upto``, read on a connection of its own (read-only,
-    one snapshot): for work done off the event loop while the referee goes on writing."""
+def read_log(
+    path: Path, table_id: str, upto: int, *, after: int = 0
+) -> tuple[TableRow | None, list[EventRow]]:
+    """A table's row and its events after ``after`` up to ``upto``, read on a connection of its
+    own (read-only, one snapshot): for work done off the event loop while the referee goes on
+    writing."""
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
         db.execute("BEGIN")
         r = db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,))
         found = r.fetchone()
         events = db.execute(
-            f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq <= ? ORDER BY seq",
-            (table_id, upto),
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND seq > ? AND seq <= ? "
+            "ORDER BY seq",
+            (table_id, after, upto),
         ).fetchall()
         db.execute("COMMIT")
     finally:
