@@ -3,6 +3,7 @@ small client that speaks its HTTP API the way TTS does."""
 
 from __future__ import annotations
 
+import gc
 import socket
 import subprocess
 import sys
@@ -44,6 +45,26 @@ def wal_commits(db_path: Path) -> int:
             break
         commits += int.from_bytes(data[at + 4 : at + 8], "big") != 0
     return commits
+
+
+@contextmanager
+def fair_to_the_loop() -> Iterator[None]:
+    """For a test that times the in-process referee's answers while it computes in a worker
+    thread: two stalls of this test process that say nothing of where the work runs are
+    taken out. A full collection of the test run's heap stops every thread for tens of ms
+    (measured: 20-50 ms, more late in the suite): frozen, the heap so far is not scanned.
+    And the GIL convoy: each socket call of a round trip, the client's and the event loop's,
+    waits up to one switch interval (5 ms) for the GIL while the worker computes, ~100 ms a
+    round trip. A shorter interval shortens the convoy, never work that runs on the loop."""
+    gc.collect()
+    gc.freeze()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+        gc.unfreeze()
 
 
 @dataclass

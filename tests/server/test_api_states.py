@@ -8,10 +8,8 @@ start each time) and keeps a bounded number of them.
 
 from __future__ import annotations
 
-import gc
 import json
 import sqlite3
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,7 +17,7 @@ from pathlib import Path
 import httpx
 
 from replaykit import played_duel, rebuilt_at
-from serverkit import LiveReferee, duel, live_referee
+from serverkit import LiveReferee, duel, fair_to_the_loop, live_referee
 from tankref.server.history import History, fork
 from tankref.server.referee import rebuild, replay_onto
 from tankref.server.store import EventStore
@@ -214,29 +212,14 @@ def test_a_long_replay_does_not_hold_up_other_requests(tmp_path: Path) -> None:
 
         asking = threading.Thread(target=ask)
         waits: list[float] = []  # how long each /health took while the position was rebuilt
-        # The referee runs in this process, so two things stall every thread that say nothing
-        # of where the rebuild runs. A full collection of the test run's heap (measured: 20-50
-        # ms, more late in the suite): frozen, the heap so far is not scanned. And the GIL
-        # convoy: each socket call of a /health round trip, client's and loop's, waits up to
-        # one switch interval (5 ms) for the GIL while the rebuild computes, ~100 ms in all,
-        # as long as a whole 1,000-entry rebuild now. A shorter interval shortens the convoy,
-        # never a rebuild that runs on the event loop.
-        gc.collect()
-        gc.freeze()
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0005)
-        try:
-            with httpx.Client(base_url=live.url, timeout=60) as http:
-                http.get("/health")  # connected before the clock starts
-                asking.start()
-                while asking.is_alive():
-                    start = time.monotonic()
-                    assert http.get("/health").status_code == 200
-                    waits.append(time.monotonic() - start)
-            asking.join()
-        finally:
-            sys.setswitchinterval(interval)
-            gc.unfreeze()
+        with fair_to_the_loop(), httpx.Client(base_url=live.url, timeout=60) as http:
+            http.get("/health")  # connected before the clock starts
+            asking.start()
+            while asking.is_alive():
+                start = time.monotonic()
+                assert http.get("/health").status_code == 200
+                waits.append(time.monotonic() - start)
+        asking.join()
         assert reply["status"] == 200
         assert len(waits) >= 3
         # On the event loop one /health would wait for most of the rebuild, the log's read

@@ -24,7 +24,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from serverkit import duel, free_port, live_referee, new_table, serve_command
+from serverkit import duel, fair_to_the_loop, free_port, live_referee, new_table, serve_command
 from tankref.core.ruleset import TankPut
 from tankref.server.limits import ConnectionLimits
 from tankref.server.referee import Referee
@@ -159,7 +159,11 @@ def test_exporting_a_big_table_does_not_hold_up_other_clients(tmp_path: Path) ->
     exports are built, in a small part of the time one takes."""
     db = tmp_path / "big.sqlite3"
     table_id = _big_table(db, 7000)
-    with live_referee(db) as live, httpx.Client(base_url=live.url, timeout=60) as http:
+    with (
+        live_referee(db) as live,
+        fair_to_the_loop(),
+        httpx.Client(base_url=live.url, timeout=60) as http,
+    ):
         took: list[float] = []
         done = threading.Event()
 
