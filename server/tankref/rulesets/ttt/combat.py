@@ -659,12 +659,13 @@ def _resolve_side(ctx: Context, plan: EngagePlan, target: TankState) -> None:
         ctx.rule("TTT-E2", f"hull-down to the shooter ({line.hull_down_why}): the Turret is hit")
         return
     shown = side.shown
+    front, rear = f"{options.front_arc:g}", f"{options.rear_arc:g}"  # each formatted once
     ctx.rule(
         "TTT-E2",
         f"side by the shooter's bearing, {shown.relative:.1f}° off the target's facing "
-        f"(front ±{options.front_arc:g}°, rear ±{options.rear_arc:g}°)",
+        f"(front ±{front}°, rear ±{rear}°)",
         "front_arc/rear_arc",
-        f"{options.front_arc:g}/{options.rear_arc:g}",
+        f"{front}/{rear}",
     )
     if shown.note:
         ctx.rule("TTT-E2", shown.note)
