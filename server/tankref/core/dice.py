@@ -28,7 +28,7 @@ from tankref.core.errors import (
     RulesError,
     bad_value,
 )
-from tankref.core.trusted import adopt
+from tankref.core.trusted import adopted
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -98,9 +98,9 @@ def _fallen(
     """The ``Roll`` of each die the bag just rolled (every field given, in declared order):
     the models validation would build, without validating what the bag computed itself.
     One loop for the whole roll, the model built in place (a hot path: every die)."""
-    return [
-        adopt(
-            Roll,
+    return adopted(
+        Roll,
+        [
             {
                 "die": die,
                 "face": face,
@@ -109,11 +109,11 @@ def _fallen(
                 "source": source,
                 "counter": counter,
                 "reroll_of": reroll_of,
-            },
-            set(_ROLL_FIELDS),
-        )
-        for face, counter in zip(faces, counters, strict=False)  # table dice: repeat(None)
-    ]
+            }
+            for face, counter in zip(faces, counters, strict=False)  # table dice: repeat(None)
+        ],
+        _ROLL_FIELDS,
+    )
 
 
 class DiceState(BaseModel):

@@ -13,7 +13,7 @@ plans and side readings, hundreds per table's odds) without a setattr per field.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -78,6 +78,20 @@ def adopt(cls: type[M], fields: dict[str, Any], given: set[str]) -> M:
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj
+
+
+def adopted(cls: type[M], rows: Iterable[dict[str, Any]], given: frozenset[str]) -> list[M]:
+    """``adopt`` for each of ``rows`` (one model each, every field given, ``given`` the names
+    set explicitly), in one loop: no call per model (a roll's dice, a hot path)."""
+    out: list[M] = []
+    for fields in rows:
+        obj = _new(cls)
+        _set_dict(obj, fields)
+        _set_fields_set(obj, set(given))
+        _set_extra(obj, None)
+        _set_private(obj, None)
+        out.append(obj)
+    return out
 
 
 def whole(cls: type[M], values: dict[str, Any]) -> M:
