@@ -7,8 +7,16 @@ runs on the server's dice, again and again on the same state: the engine is a pu
 function, so every run does exactly the same work. The dice seed is the first of
 ``engage-speed-0``, ``engage-speed-1``, ... whose shot hits and penetrates, so the whole path
 is timed (side hit and best-armour turn, Accuracy, Penetration with stars, damage card,
-morale). The baseline, timed the same way in the same run, is ``TableState.model_copy()`` of
-the same state (pydantic's shallow copy): a floor for "doing anything at all with a state".
+morale). Two baselines are timed the same way in the same run:
+
+- ``TableState.model_copy()`` of the same state (pydantic's shallow copy): a floor for "doing
+  anything at all with a state";
+- the FLOOR: the dice recipe alone. As many numbers as the timed Engage draws from the
+  table's generator (its dice, and the damage card it draws: the dice counter's advance),
+  drawn through ``core.dice.Draws`` (HMAC-SHA256 per number, rejection sampled, as
+  docs/trust-and-dice.md publishes it) with no rules around them: what verifiable dice cost,
+  which no speed-up may give up. The Engage is reported as that floor plus "the engage
+  beyond the dice" (the rules, the result and the bookkeeping: Python work).
 
     python bench/engage_speed.py --runs 5000 [--strict] [--profile]
 
@@ -27,7 +35,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tankref.core.dice import DiceState
+from tankref.core.dice import DiceState, Draws
 from tankref.core.geometry import Circle, Polygon
 from tankref.rulesets.ttt.actions import (
     CrewRoll,
@@ -122,14 +130,34 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(result.rolls)} dice rolled"
     )
 
+    numbers = adjudicate(state, SHOT).state.dice.counter - state.dice.counter
+    first, seeds = state.dice.counter, state.dice.player_seeds
+
+    def dice_only() -> list[int]:
+        # keyed per adjudication as the engine keys it, then every number the shot drew
+        return Draws(seed, seeds).numbers(first, numbers, 6)
+
     engage = time_ns(lambda: adjudicate(state, SHOT), args.runs, args.warmup)
     baseline = time_ns(state.model_copy, args.runs, args.warmup)
+    floor = time_ns(dice_only, args.runs, args.warmup)
     e_med = statistics.median(engage) / 1000
     b_med = statistics.median(baseline) / 1000
+    f_med = statistics.median(floor) / 1000
     e_p90 = statistics.quantiles(engage, n=10)[-1] / 1000
     print(f"engage   median {e_med:8.1f} µs  (p90 {e_p90:.1f} µs, {args.runs} runs)")
     print(f"baseline median {b_med:8.2f} µs  (TableState.model_copy() of the same state)")
     print(f"ratio    engage / baseline = {e_med / b_med:.0f}x")
+    print(
+        f"FLOOR    median {f_med:8.2f} µs  (the dice recipe alone: {numbers} numbers drawn "
+        f"through core.dice, {len(result.rolls)} dice and {numbers - len(result.rolls)} "
+        "card draw(s), no rules)"
+    )
+    print(
+        f"floor    share of the engage = {f_med / e_med:.1%}; engage / floor = "
+        f"{e_med / f_med:.1f}x; engage beyond the dice {e_med - f_med:.1f} µs "
+        f"({(e_med - f_med) / e_med:.1%}); the target leaves {TARGET_US - f_med:.1f} µs "
+        "beyond the dice"
+    )
     # The same engage on the thread's CPU clock: what it costs when other programs share the
     # machine (the target is the wall-clock median above).
     cpu = time_ns(lambda: adjudicate(state, SHOT), args.runs, 0, time.thread_time_ns)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, PrivateAttr
 from kit.ttt import duel
 from tankref.core.dice import DiceBag, DiceState, Draws, Roll, SuppliedDice, draw_number
 from tankref.core.results import Event, Modifier, Result, RulingNote, TankChange
-from tankref.core.trusted import built, copied
+from tankref.core.trusted import adopted, built, copied
 from tankref.rulesets.ttt.actions import Engage
 from tankref.rulesets.ttt.cards import default_cards
 from tankref.rulesets.ttt.engine import adjudicate
@@ -62,6 +62,45 @@ def test_built_is_the_validated_model(cls: type[BaseModel], values: dict[str, An
     for name, value in fast.__dict__.items():
         if isinstance(value, (list, dict)) and name not in values:
             assert value is not again.__dict__[name]  # a default list/dict is never shared
+
+
+def test_adopted_models_are_the_validated_ones_each_with_its_own_fields_set() -> None:
+    """``adopted`` (many models of one class in one loop) builds what validation builds: equal,
+    the same JSON, the same fields set, and no two models share a fields set."""
+    rows = [
+        {
+            "die": "red",
+            "face": face,
+            "icons": ("PEN",),
+            "purpose": "for Penetration",
+            "source": "server",
+            "counter": face,
+            "reroll_of": None,
+        }
+        for face in (1, 2, 3)
+    ]
+    fast = adopted(Roll, [dict(row) for row in rows], frozenset(Roll.model_fields))
+    slow = [Roll(**row) for row in rows]
+    assert fast == slow
+    assert [r.model_dump_json() for r in fast] == [r.model_dump_json() for r in slow]
+    assert all(f.model_fields_set == s.model_fields_set for f, s in zip(fast, slow, strict=True))
+    fast[0].model_fields_set.discard("counter")
+    assert "counter" in fast[1].model_fields_set  # each model's set is its own
+
+
+@pytest.mark.parametrize("source", ["server", "table"])
+def test_a_bags_rolls_are_the_validated_rolls(source: str) -> None:
+    """The dice bag's rolls (server-drawn or supplied by the table) equal ``Roll`` validated
+    from their own fields, byte for byte, every field set."""
+    state = DiceState.model_validate({"source": source, "seed": "bag-rolls"})
+    supplied = SuppliedDice(faces={"red": [1, 6, 4]}) if source == "table" else None
+    bag = DiceBag(state, DICE, supplied)
+    rolls = bag.roll("red", 3, "for Penetration")
+    for roll in rolls:
+        slow = Roll(**roll.__dict__)
+        assert roll == slow and roll.model_dump_json() == slow.model_dump_json()
+        assert roll.model_fields_set == set(Roll.model_fields)
+        assert roll.icons == DICE["red"].icons(roll.face)
 
 
 def test_a_whole_engage_result_serialises_as_validation_would() -> None:

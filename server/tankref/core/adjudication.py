@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
 from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
-from tankref.core.trusted import built, copied
+from tankref.core.trusted import adopt, built, copied
 
 
 def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
@@ -54,6 +54,21 @@ def find_unit(
             "UNKNOWN_TANK", None, f"{field}: no {noun} {unit_id!r} on this table", field=field
         )
     return unit
+
+
+# The models a context builds with every field given (``core.trusted.adopt``, declared order):
+# all of a model's fields are then "set", as building it with keywords marks them.
+_RULING_FIELDS = frozenset(RulingNote.model_fields)
+_MODIFIER_FIELDS = frozenset(Modifier.model_fields)
+_EVENT_FIELDS = frozenset(Event.model_fields)
+_CHANGE_FIELDS = frozenset(TankChange.model_fields)
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def _jsonable(value: Any) -> Any:
+    """``to_jsonable_python(value)``, answered at once for the plain values most changes are."""
+    return value if type(value) in _PLAIN else to_jsonable_python(value)
 
 
 _readers: dict[tuple[type[BaseModel], tuple[str, ...]], Callable[[Any], tuple[Any, ...]]] = {}
@@ -113,6 +128,12 @@ class Context(Generic[S, U]):
     sorted_changes: ClassVar[bool] = True
     # A ruling already noted for this action is not repeated.
     rulings_once: ClassVar[bool] = False
+    _extra_changes: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Whether ``_change`` need ask for changes a field-by-field look does not show.
+        cls._extra_changes = cls.extra_changes is not Context.extra_changes
 
     def __init__(
         self,
@@ -124,7 +145,20 @@ class Context(Generic[S, U]):
         self.before = before
         self.state: S = before.clone()
         self.bag = DiceBag(self.state.dice, dice, supplied)
-        self.result = built(Result, action=action)
+        self.result = adopt(
+            Result,
+            {
+                "action": action,
+                "summary": [],
+                "rolls": [],
+                "modifiers": [],
+                "rulings": [],
+                "outcome": {},
+                "events": [],
+                "changes": [],
+            },
+            {"action"},
+        )
         self._touched: dict[str, None] = {}  # insertion-ordered set
         self._copies: dict[str, U] = {}  # unit id -> its private copy in the working state
 
@@ -187,12 +221,15 @@ class Context(Generic[S, U]):
         ):
             return
         self.result.rulings.append(
-            built(
+            adopt(
                 RulingNote,
-                clause=clause,
-                text=text,
-                option=option,
-                value=None if value is None else str(value),
+                {
+                    "clause": clause,
+                    "text": text,
+                    "option": option,
+                    "value": None if value is None else str(value),
+                },
+                set(_RULING_FIELDS),
             )
         )
 
@@ -204,19 +241,28 @@ class Context(Generic[S, U]):
         applies_to: ModifierTarget,
         ruling: str | None = None,
     ) -> Modifier:
-        mod = built(
+        mod = adopt(
             Modifier,
-            clause=clause,
-            label=label,
-            amount=amount,
-            applies_to=applies_to,
-            ruling=ruling,
+            {
+                "clause": clause,
+                "label": label,
+                "amount": amount,
+                "applies_to": applies_to,
+                "ruling": ruling,
+            },
+            set(_MODIFIER_FIELDS),
         )
         self.result.modifiers.append(mod)
         return mod
 
     def event(self, kind: str, clause: str | None, text: str, **data: Any) -> None:
-        self.result.events.append(built(Event, kind=kind, clause=clause, text=text, data=data))
+        self.result.events.append(
+            adopt(
+                Event,
+                {"kind": kind, "clause": clause, "text": text, "data": data},
+                set(_EVENT_FIELDS),
+            )
+        )
 
     # --- drawing a unit (the ruleset's) ---------------------------------------------------
     def label(self, unit: U) -> str:
@@ -262,16 +308,25 @@ class Context(Generic[S, U]):
                     zip(tracked, old_values, new_values, strict=True),
                     map(ne, old_values, new_values),
                 ):
-                    diff[field] = [to_jsonable_python(old), to_jsonable_python(new)]
-        diff.update(self.extra_changes(before, after))
+                    diff[field] = [_jsonable(old), _jsonable(new)]
+        if self._extra_changes:
+            diff.update(self.extra_changes(before, after))
         label = self.label(after)
-        last = next((line for line in reversed(self.result.summary) if label in line), None)
+        last = None
+        for line in reversed(self.result.summary):
+            if label in line:
+                last = line
+                break
         markers, tooltip = self.view(after, last)
-        return built(
+        name = after.__dict__.get("name", unit_id)
+        return adopt(
             TankChange,
-            tank_id=unit_id,
-            name=str(getattr(after, "name", unit_id)),
-            changes=diff,
-            markers=markers,
-            tooltip=tooltip,
+            {
+                "tank_id": unit_id,
+                "name": name if type(name) is str else str(getattr(after, "name", unit_id)),
+                "changes": diff,
+                "markers": markers,
+                "tooltip": tooltip,
+            },
+            set(_CHANGE_FIELDS),
         )

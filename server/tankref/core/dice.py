@@ -13,7 +13,7 @@ import functools
 import hashlib
 import secrets
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import is_
 from typing import Any, Literal
@@ -28,7 +28,7 @@ from tankref.core.errors import (
     RulesError,
     bad_value,
 )
-from tankref.core.trusted import adopt
+from tankref.core.trusted import adopted
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -88,27 +88,31 @@ _ROLL_FIELDS = frozenset(Roll.model_fields)
 
 def _fallen(
     die: str,
-    face: int,
-    icons: tuple[str, ...],
+    faces: Sequence[int],
+    faces_of: tuple[Face, ...],
     purpose: str,
     source: DiceSource,
-    counter: int | None,
+    counters: Iterable[int | None],
     reroll_of: int | None,
-) -> Roll:
-    """A ``Roll`` of a die the bag just rolled (every field given, in declared order): the
-    model validation would build, without validating what the bag computed itself."""
-    return adopt(
+) -> list[Roll]:
+    """The ``Roll`` of each die the bag just rolled (every field given, in declared order):
+    the models validation would build, without validating what the bag computed itself.
+    One loop for the whole roll, the model built in place (a hot path: every die)."""
+    return adopted(
         Roll,
-        {
-            "die": die,
-            "face": face,
-            "icons": icons,
-            "purpose": purpose,
-            "source": source,
-            "counter": counter,
-            "reroll_of": reroll_of,
-        },
-        set(_ROLL_FIELDS),
+        [
+            {
+                "die": die,
+                "face": face,
+                "icons": faces_of[face - 1].icons,
+                "purpose": purpose,
+                "source": source,
+                "counter": counter,
+                "reroll_of": reroll_of,
+            }
+            for face, counter in zip(faces, counters, strict=False)  # table dice: repeat(None)
+        ],
+        _ROLL_FIELDS,
     )
 
 
@@ -321,18 +325,13 @@ class DiceBag:
             faces = queue[:count]
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
-            out = [
-                _fallen(die, face, faces_of[face - 1].icons, purpose, "table", None, reroll_of)
-                for face in faces
-            ]
+            out = _fallen(die, faces, faces_of, purpose, "table", repeat(None), reroll_of)
         else:
             first = self.counter
             self.counter = first + count
             faces = self.draws.numbers(first, count, len(faces_of))
-            out = [
-                _fallen(die, face, faces_of[face - 1].icons, purpose, "server", counter, reroll_of)
-                for counter, face in enumerate(faces, first)
-            ]
+            counters = range(first, first + count)
+            out = _fallen(die, faces, faces_of, purpose, "server", counters, reroll_of)
         self.rolls.extend(out)
         return out
 

@@ -436,12 +436,15 @@ class ShooterPlan:
 def shooter_plan(
     options: Options, shooter: TankState, declared: GrizzledUse | None = None
 ) -> ShooterPlan:
-    return ShooterPlan(
-        shooter=shooter,
-        accuracy_mods=_shooter_penalties(shooter),
-        gun_mods=_gun_modifiers(shooter),
-        reroll_accuracy=reroll_allowed(options, shooter, "accuracy", declared),
-        reroll_penetration=reroll_allowed(options, shooter, "penetration", declared),
+    return frozen(
+        ShooterPlan,
+        {
+            "shooter": shooter,
+            "accuracy_mods": _shooter_penalties(shooter),
+            "gun_mods": _gun_modifiers(shooter),
+            "reroll_accuracy": reroll_allowed(options, shooter, "accuracy", declared),
+            "reroll_penetration": reroll_allowed(options, shooter, "penetration", declared),
+        },
     )
 
 
@@ -656,12 +659,13 @@ def _resolve_side(ctx: Context, plan: EngagePlan, target: TankState) -> None:
         ctx.rule("TTT-E2", f"hull-down to the shooter ({line.hull_down_why}): the Turret is hit")
         return
     shown = side.shown
+    front, rear = f"{options.front_arc:g}", f"{options.rear_arc:g}"  # each formatted once
     ctx.rule(
         "TTT-E2",
         f"side by the shooter's bearing, {shown.relative:.1f}° off the target's facing "
-        f"(front ±{options.front_arc:g}°, rear ±{options.rear_arc:g}°)",
+        f"(front ±{front}°, rear ±{rear}°)",
         "front_arc/rear_arc",
-        f"{options.front_arc:g}/{options.rear_arc:g}",
+        f"{front}/{rear}",
     )
     if shown.note:
         ctx.rule("TTT-E2", shown.note)
@@ -732,7 +736,7 @@ def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool |
         return None
     whites = ctx.bag.roll(ACCURACY_DIE, n_white, "for Accuracy")
     hit = any(HIT in r.icons for r in whites)
-    faces = " ".join(str(r.face) for r in whites)
+    faces = " ".join([str(r.face) for r in whites])
     acc_line = f"Accuracy: {math_text} [{faces}]"
     if not hit and plan.reroll_accuracy:
         _spend_reroll(ctx, shooter.id, "Accuracy")
@@ -763,8 +767,8 @@ def _roll_penetration(
     if plan.concealment_bonus:
         outcome["concealment"] = plan.concealment_bonus
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
-    first_faces = " ".join(str(r.face) for r in pool.slots)
-    stars = sum(r.icons.count(STAR) for r in pool.slots)
+    first_faces = " ".join([str(r.face) for r in pool.slots])  # lists: cheaper than generators
+    stars = sum([r.icons.count(STAR) for r in pool.slots])
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
         f"Penetration: {red}"

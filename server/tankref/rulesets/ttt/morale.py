@@ -183,6 +183,9 @@ def resolve_morale(ctx: Context) -> None:
         morale_check(ctx, tank_id, ctx.morale_triggers[tank_id])
 
 
+_SAID: dict[Morale, str] = {"ok": "OK", "shaken": "Shaken!", "routed": "Routed!"}
+
+
 def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     tank = ctx.state.tanks[tank_id]
     if not tank.on_board:
@@ -201,7 +204,7 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     if new != old:
         # TTT-R1: not a "prior round" until its next phase
         assign(tank, morale=new, complication_this_turn=True)
-    outcome = {"ok": "OK", "shaken": "Shaken!", "routed": "Routed!"}[result]
+    outcome = _SAID[result]
     line = f"Morale check for {tank_label(tank)} ({why}): green {roll.face} = {outcome}"
     if new != old:
         line += f" Now {new.capitalize()}."

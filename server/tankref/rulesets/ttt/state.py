@@ -227,7 +227,8 @@ class TankState(BaseModel):
 
     @property
     def can_move(self) -> bool:
-        return self.in_play and not self.immobilized
+        # ``in_play`` spelt out: read for each touched tank after every action (TTT-MO2)
+        return not self.destroyed and not self.removed and not self.immobilized
 
     @property
     def movement(self) -> float:
