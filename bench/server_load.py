@@ -361,6 +361,47 @@ def server(command: list[str], port: int) -> Iterator[Server]:
                 proc.wait(10)
 
 
+@contextmanager
+def spying(pid: int, out: str | None) -> Iterator[None]:
+    """py-spy sampling process ``pid`` meanwhile (``out``: its collapsed stacks; None: no)."""
+    if out is None:
+        yield
+        return
+    command = ["py-spy", "record", "--pid", str(pid), "--rate", "250", "--nonblocking",
+               "--threads", "--format", "raw", "--output", out]  # fmt: skip
+    spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)  # attached before the clock starts
+    try:
+        yield
+    finally:
+        spy.send_signal(signal.SIGINT)  # py-spy writes what it has on Ctrl+C
+        spy.wait(30)
+
+
+def print_spied(path: Path, top: int = 30) -> None:
+    """Where the referee's samples went: each function's own share (its leaf samples), and
+    the share spent under it (inclusive), both of every sample taken."""
+    own: dict[str, int] = {}
+    under: dict[str, int] = {}
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = [f.rsplit(":", 1)[0] + ")" if ":" in f else f for f in stack.split(";")]
+        own[frames[-1]] = own.get(frames[-1], 0) + n
+        for frame in set(frames):
+            under[frame] = under.get(frame, 0) + n
+    print(f"\nreferee, py-spy ({path}, {total} samples): own share / under it")
+    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{100 * n / total:6.1f}% {100 * under[frame] / total:6.1f}%  {frame[:110]}")
+    print("under it, the biggest:")
+    for frame, n in sorted(under.items(), key=lambda kv: -kv[1])[: top * 2]:
+        print(f"{100 * n / total:6.1f}%  {frame[:110]}")
+
+
 # --- the clients --------------------------------------------------------------------------
 
 
@@ -538,6 +579,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run the referee under cProfile, write its stats to FILE and print the top (the "
         "profiler slows it down: figures are then not comparable)",
     )
+    parser.add_argument(
+        "--spy-server",
+        metavar="FILE",
+        help="sample the referee with py-spy (on PATH; from PyPI) while it is timed, write "
+        "the collapsed stacks to FILE and print where its time goes (slows it a little)",
+    )
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--durable", type=Path, metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
@@ -580,7 +627,8 @@ def main(argv: list[str] | None = None) -> int:
             for t in threads:
                 t.join()
             print(f"referee: tables set up in {time.perf_counter() - t0:.1f}s (untimed)")
-            referee = run(target, work, load)
+            with spying(target.proc.pid, args.spy_server):
+                referee = run(target, work, load)
 
         port = free_port()
         bare_cmd = [sys.executable, os.path.abspath(__file__), "--serve-bare", str(port),
@@ -712,6 +760,8 @@ def report(args: argparse.Namespace, referee: Tally, bare: Tally, durable: Tally
     if args.profile_server:  # written when the referee stopped
         print(f"\nreferee profile ({args.profile_server}), by own time:")
         pstats.Stats(args.profile_server, stream=sys.stdout).sort_stats("tottime").print_stats(30)
+    if args.spy_server:
+        print_spied(Path(args.spy_server))
     if args.strict and not all(v.ok for v in verdicts):
         return 1
     return 0
