@@ -155,16 +155,23 @@ def durable_log(path: Path) -> GroupCommit:
     return GroupCommit(path, synchronous=2)
 
 
-def serve_bare(port: int, log_level: str, durable: Path | None = None) -> int:
+def serve_bare(
+    port: int, log_level: str, durable: Path | None = None, *, referee_http: bool = False
+) -> int:
     """The bare app under uvicorn, configured as ``tankref.server.serve.serve`` configures
-    the referee."""
+    the referee; its HTTP protocol uvicorn's own (the issue's baseline) or, with
+    ``referee_http``, the referee's (``tankref.server.limits.protocol_class``: its limits,
+    and a reply's head and body in one write), for a like-for-like comparison."""
     import uvicorn
+
+    from tankref.server.limits import ConnectionLimits, protocol_class
 
     config = uvicorn.Config(
         bare_app(durable),
         host=HOST,
         port=port,
         log_level=log_level,
+        http=protocol_class(ConnectionLimits()) if referee_http else "auto",
         ws="websockets-sansio",
         server_header=False,
         proxy_headers=False,
@@ -586,11 +593,20 @@ def main(argv: list[str] | None = None) -> int:
         "the collapsed stacks to FILE and print where its time goes (slows it a little)",
     )
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--bare-http",
+        choices=("uvicorn", "referee"),
+        default="uvicorn",
+        help="the bare endpoints' HTTP protocol: uvicorn's own (default, the issue's "
+        "baseline) or the referee's (like for like: its reply in one write)",
+    )
     parser.add_argument("--durable", type=Path, metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_bare is not None:
-        return serve_bare(args.serve_bare, args.log_level, args.durable)
+        return serve_bare(
+            args.serve_bare, args.log_level, args.durable, referee_http=args.bare_http == "referee"
+        )
 
     per_client = max(1, args.requests // args.clients)
     load = Load(seconds=args.seconds, rate=args.rate, clients=args.clients)
@@ -604,7 +620,10 @@ def main(argv: list[str] | None = None) -> int:
         f"({args.mode}, {pace}), {per_client} timed requests each, cap {args.seconds:g}s"
     )
     load_avg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"machine: {os.cpu_count()} cores, load average {load_avg} before the run")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load_avg} before the run; the bare "
+        f"endpoints' HTTP protocol: {args.bare_http}'s"
+    )
     run = run_threads if args.mode == "threads" else run_async
 
     with tempfile.TemporaryDirectory(prefix="tankref-load-") as folder:
@@ -632,7 +651,7 @@ def main(argv: list[str] | None = None) -> int:
 
         port = free_port()
         bare_cmd = [sys.executable, os.path.abspath(__file__), "--serve-bare", str(port),
-                    "--log-level", "warning"]  # fmt: skip
+                    "--log-level", "warning", "--bare-http", args.bare_http]  # fmt: skip
         with server(bare_cmd, port) as target:
             bare = run(target, [bare_calls(calls) for calls in work], load)
 
