@@ -59,6 +59,8 @@ whatever the server.
     python bench/server_load.py --clients 8 --requests 4000 --seconds 20
     python bench/server_load.py --rate 25           # 8 x 25 req/s: latency at 200 req/s
     python bench/server_load.py --profile-server /tmp/referee.prof --requests 2000
+    python bench/server_load.py --spy-server /tmp/referee.txt  # py-spy (PyPI) on PATH
+    python bench/server_load.py --bare-http referee  # the bare endpoints on the referee's HTTP
 """
 
 from __future__ import annotations
