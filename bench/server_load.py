@@ -9,7 +9,7 @@ Targets (issue 18, on a 2-core machine), each printed as a ratio with PASS or FA
 - paced (``--rate 25``: 8 clients x 25 req/s): engage p99 at most 2 ms, or at most 1.3x the
   bare endpoint's p99 in the same run.
 
-Two servers run one after the other, each its own process under uvicorn with the same flags
+Three servers run one after the other, each its own process under uvicorn with the same flags
 (127.0.0.1, log level warning, no server header, no proxy headers):
 
 - the referee, ``python -m tankref serve`` on a temporary database (SQLite, WAL,
@@ -17,7 +17,13 @@ Two servers run one after the other, each its own process under uvicorn with the
   writes share a commit, ``tankref.server.store.GroupCommit``);
 - a bare FastAPI app (in this file): one POST endpoint that validates a small pydantic body of
   the same shape as an action request and returns a small JSON dict. It is the floor: HTTP,
-  routing, pydantic and JSON with no work behind them.
+  routing, pydantic and JSON with no work behind them;
+- the same bare app, "bare + durable", which also appends each request as a row to a SQLite
+  file of its own (WAL, synchronous=FULL) and answers only after the commit that holds it,
+  concurrent requests sharing a commit through the referee's own ``GroupCommit``: what
+  durability alone costs. With the engine's share (below) it is the FLOOR the referee cannot
+  go under without giving up durability or a correct adjudication; what the referee costs
+  beyond bare + durable + engine is its own overhead, printed as such.
 
 Each client gets its own 20 v 20 tables (Meeting Engagement, two lines of tanks 40" apart, no
 terrain, server dice with a chosen seed), created and set up before the clock starts. What it
@@ -53,6 +59,8 @@ whatever the server.
     python bench/server_load.py --clients 8 --requests 4000 --seconds 20
     python bench/server_load.py --rate 25           # 8 x 25 req/s: latency at 200 req/s
     python bench/server_load.py --profile-server /tmp/referee.prof --requests 2000
+    python bench/server_load.py --spy-server /tmp/referee.txt  # py-spy (PyPI) on PATH
+    python bench/server_load.py --bare-http referee  # the bare endpoints on the referee's HTTP
 """
 
 from __future__ import annotations
@@ -62,6 +70,7 @@ import asyncio
 import os
 import pstats
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -77,6 +86,8 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
+
+from tankref.server.store import GroupCommit
 
 TARGET_RATIO = 0.8  # at saturation: engage req/s at least 0.8x the bare endpoint's
 TARGET_CPU_RATIO = 2.5  # at saturation: server CPU per request at most 2.5x the bare's
@@ -100,16 +111,26 @@ class BareBody(BaseModel):
     action: dict[str, Any]
 
 
-def bare_app() -> FastAPI:
+def bare_app(durable: Path | None = None) -> FastAPI:
     """One POST endpoint with a small pydantic body and a small JSON reply; /health for
-    start-up. Nothing else."""
+    start-up. Nothing else.
+
+    ``durable``: the floor durability sets, what the referee cannot go under without giving
+    it up: each request is also appended as a row to this SQLite file (WAL,
+    ``synchronous=FULL``) and answered only once the commit that holds it is on disk,
+    concurrent requests sharing a commit through the referee's own group commit
+    (``tankref.server.store.GroupCommit``)."""
     app = FastAPI(title="bare")
     seen = {"n": 0}
+    writer = None if durable is None else durable_log(durable)
 
     @app.post("/echo")
     async def echo(body: BareBody) -> dict[str, Any]:
         seen["n"] += 1
-        return {"applied": True, "seq": seen["n"], "request_id": body.request_id}
+        seq = seen["n"]
+        if writer is not None:
+            await writer.write(INSERT_REQUEST, (seq, body.request_id, body.model_dump_json()))
+        return {"applied": True, "seq": seq, "request_id": body.request_id}
 
     @app.get("/health")
     async def health() -> dict[str, str]:
@@ -118,16 +139,41 @@ def bare_app() -> FastAPI:
     return app
 
 
-def serve_bare(port: int, log_level: str) -> int:
+INSERT_REQUEST = "INSERT INTO requests (seq, request_id, body) VALUES (?, ?, ?)"
+
+
+def durable_log(path: Path) -> GroupCommit:
+    """The bare + durable endpoint's log: one append-only table in WAL mode, written through
+    the referee's group commit at the referee's ``synchronous=FULL``."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS requests "
+            "(seq INTEGER PRIMARY KEY, request_id TEXT NOT NULL, body TEXT NOT NULL)"
+        )
+    finally:
+        db.close()
+    return GroupCommit(path, synchronous=2)
+
+
+def serve_bare(
+    port: int, log_level: str, durable: Path | None = None, *, referee_http: bool = False
+) -> int:
     """The bare app under uvicorn, configured as ``tankref.server.serve.serve`` configures
-    the referee."""
+    the referee; its HTTP protocol uvicorn's own (the issue's baseline) or, with
+    ``referee_http``, the referee's (``tankref.server.limits.protocol_class``: its limits,
+    and a reply's head and body in one write), for a like-for-like comparison."""
     import uvicorn
 
+    from tankref.server.limits import ConnectionLimits, protocol_class
+
     config = uvicorn.Config(
-        bare_app(),
+        bare_app(durable),
         host=HOST,
         port=port,
         log_level=log_level,
+        http=protocol_class(ConnectionLimits()) if referee_http else "auto",
         ws="websockets-sansio",
         server_header=False,
         proxy_headers=False,
@@ -324,6 +370,47 @@ def server(command: list[str], port: int) -> Iterator[Server]:
                 proc.wait(10)
 
 
+@contextmanager
+def spying(pid: int, out: str | None) -> Iterator[None]:
+    """py-spy sampling process ``pid`` meanwhile (``out``: its collapsed stacks; None: no)."""
+    if out is None:
+        yield
+        return
+    command = ["py-spy", "record", "--pid", str(pid), "--rate", "250", "--nonblocking",
+               "--threads", "--format", "raw", "--output", out]  # fmt: skip
+    spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)  # attached before the clock starts
+    try:
+        yield
+    finally:
+        spy.send_signal(signal.SIGINT)  # py-spy writes what it has on Ctrl+C
+        spy.wait(30)
+
+
+def print_spied(path: Path, top: int = 30) -> None:
+    """Where the referee's samples went: each function's own share (its leaf samples), and
+    the share spent under it (inclusive), both of every sample taken."""
+    own: dict[str, int] = {}
+    under: dict[str, int] = {}
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = [f.rsplit(":", 1)[0] + ")" if ":" in f else f for f in stack.split(";")]
+        own[frames[-1]] = own.get(frames[-1], 0) + n
+        for frame in set(frames):
+            under[frame] = under.get(frame, 0) + n
+    print(f"\nreferee, py-spy ({path}, {total} samples): own share / under it")
+    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"{100 * n / total:6.1f}% {100 * under[frame] / total:6.1f}%  {frame[:110]}")
+    print("under it, the biggest:")
+    for frame, n in sorted(under.items(), key=lambda kv: -kv[1])[: top * 2]:
+        print(f"{100 * n / total:6.1f}%  {frame[:110]}")
+
+
 # --- the clients --------------------------------------------------------------------------
 
 
@@ -501,11 +588,27 @@ def main(argv: list[str] | None = None) -> int:
         help="run the referee under cProfile, write its stats to FILE and print the top (the "
         "profiler slows it down: figures are then not comparable)",
     )
+    parser.add_argument(
+        "--spy-server",
+        metavar="FILE",
+        help="sample the referee with py-spy (on PATH; from PyPI) while it is timed, write "
+        "the collapsed stacks to FILE and print where its time goes (slows it a little)",
+    )
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--bare-http",
+        choices=("uvicorn", "referee"),
+        default="uvicorn",
+        help="the bare endpoints' HTTP protocol: uvicorn's own (default, the issue's "
+        "baseline) or the referee's (like for like: its reply in one write)",
+    )
+    parser.add_argument("--durable", type=Path, metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_bare is not None:
-        return serve_bare(args.serve_bare, args.log_level)
+        return serve_bare(
+            args.serve_bare, args.log_level, args.durable, referee_http=args.bare_http == "referee"
+        )
 
     per_client = max(1, args.requests // args.clients)
     load = Load(seconds=args.seconds, rate=args.rate, clients=args.clients)
@@ -519,7 +622,10 @@ def main(argv: list[str] | None = None) -> int:
         f"({args.mode}, {pace}), {per_client} timed requests each, cap {args.seconds:g}s"
     )
     load_avg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"machine: {os.cpu_count()} cores, load average {load_avg} before the run")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load_avg} before the run; the bare "
+        f"endpoints' HTTP protocol: {args.bare_http}'s"
+    )
     run = run_threads if args.mode == "threads" else run_async
 
     with tempfile.TemporaryDirectory(prefix="tankref-load-") as folder:
@@ -542,15 +648,22 @@ def main(argv: list[str] | None = None) -> int:
             for t in threads:
                 t.join()
             print(f"referee: tables set up in {time.perf_counter() - t0:.1f}s (untimed)")
-            referee = run(target, work, load)
+            with spying(target.proc.pid, args.spy_server):
+                referee = run(target, work, load)
 
         port = free_port()
         bare_cmd = [sys.executable, os.path.abspath(__file__), "--serve-bare", str(port),
-                    "--log-level", "warning"]  # fmt: skip
+                    "--log-level", "warning", "--bare-http", args.bare_http]  # fmt: skip
         with server(bare_cmd, port) as target:
             bare = run(target, [bare_calls(calls) for calls in work], load)
 
-    return report(args, referee, bare)
+        port = free_port()
+        durable_cmd = [*bare_cmd[:3], str(port), *bare_cmd[4:], "--durable",
+                       str(Path(folder) / "durable.sqlite3")]  # fmt: skip
+        with server(durable_cmd, port) as target:
+            durable = run(target, [bare_calls(calls) for calls in work], load)
+
+    return report(args, referee, bare, durable)
 
 
 @dataclass(frozen=True)
@@ -563,16 +676,23 @@ def verdict(ok: bool, text: str) -> Verdict:
     return Verdict(ok, f"{'PASS' if ok else 'FAIL'}: {text}")
 
 
-def report(args: argparse.Namespace, referee: Tally, bare: Tally) -> int:
+def report(args: argparse.Namespace, referee: Tally, bare: Tally, durable: Tally) -> int:
     """The table of figures, then one PASS/FAIL line per target; 1 with ``--strict`` when a
-    target is missed (or a request was refused, which makes the figures meaningless)."""
+    target is missed (or a request was refused, which makes the figures meaningless).
+
+    ``durable``: the bare endpoint that also logs each request durably (``bare_app``), the
+    floor: the referee's cost is split into the bare endpoint's, what durability adds to it,
+    the engine's, and the rest, which is the referee's own overhead."""
     engages = len(referee.engage_ns)
     engage_rate = engages / referee.wall_s
     bare_rate = bare.requests / bare.wall_s
+    durable_rate = durable.requests / durable.wall_s
     every = referee.engage_ns + referee.other_ns
     bare_all = bare.engage_ns + bare.other_ns
+    durable_all = durable.engage_ns + durable.other_ns
     referee_cpu = 1000 * referee.cpu_s / referee.requests  # ms per request
     bare_cpu = 1000 * bare.cpu_s / bare.requests
+    durable_cpu = 1000 * durable.cpu_s / durable.requests
     engine_cpu = referee.engine_ns / 1e6 / referee.requests
     print()
     print(f"{'':<20}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU ms/req':>12}")
@@ -582,18 +702,30 @@ def report(args: argparse.Namespace, referee: Tally, bare: Tally) -> int:
         row("referee, all", referee.requests, referee.requests / referee.wall_s, every, referee_cpu)
     )
     print(row("bare FastAPI", bare.requests, bare_rate, bare_all, bare_cpu))
+    print(row("bare + durable", durable.requests, durable_rate, durable_all, durable_cpu))
     print(
-        f"(wall {referee.wall_s:.2f}s and {bare.wall_s:.2f}s; the servers' CPU time is "
-        f"{100 * referee.cpu_s / referee.wall_s:.0f}% and {100 * bare.cpu_s / bare.wall_s:.0f}% "
+        f"(wall {referee.wall_s:.2f}s, {bare.wall_s:.2f}s and {durable.wall_s:.2f}s; the "
+        f"servers' CPU time is {100 * referee.cpu_s / referee.wall_s:.0f}%, "
+        f"{100 * bare.cpu_s / bare.wall_s:.0f}% and {100 * durable.cpu_s / durable.wall_s:.0f}% "
         "of it: 100% is one core, the whole of what a uvicorn process can use)"
     )
+    durability = durable_cpu - bare_cpu
+    overhead = referee_cpu - durable_cpu - engine_cpu
     print(
-        f"referee CPU per request {referee_cpu:.3f} ms = engine {engine_cpu:.3f} ms (the same "
-        f"actions through the pure engine, in this process) + overhead "
-        f"{referee_cpu - engine_cpu:.3f} ms ({(referee_cpu - engine_cpu) / bare_cpu:.2f}x the "
-        f"bare endpoint's whole {bare_cpu:.3f} ms)"
+        f"referee CPU per request {referee_cpu:.3f} ms = bare {bare_cpu:.3f} + durability "
+        f"{durability:.3f} (bare + durable less bare) + engine {engine_cpu:.3f} (the same "
+        f"actions through the pure engine, in this process) + the referee's own overhead "
+        f"{overhead:.3f} ms ({overhead / bare_cpu:.2f}x the bare endpoint's whole)"
     )
-    for name, tally in (("referee", referee), ("bare", bare)):
+    floor_cpu = durable_cpu + engine_cpu
+    print(
+        f"FLOOR: bare + durable + engine {floor_cpu:.3f} ms CPU = {floor_cpu / bare_cpu:.2f}x "
+        f"the bare endpoint's (durability alone {durable_cpu / bare_cpu:.2f}x), throughput "
+        f"bare + durable {durable_rate / bare_rate:.2f}x the bare endpoint's; the referee: CPU "
+        f"{referee_cpu / durable_cpu:.2f}x and engage throughput "
+        f"{engage_rate / durable_rate:.2f}x the bare + durable endpoint's"
+    )
+    for name, tally in (("referee", referee), ("bare", bare), ("bare + durable", durable)):
         parts = ", ".join(
             f"{part} {1000 * tally.cpu.get(part, 0.0) / tally.requests:.3f}" for part in CPU_PARTS
         )
@@ -607,6 +739,12 @@ def report(args: argparse.Namespace, referee: Tally, bare: Tally) -> int:
     p99, bare_p99 = pct(referee.engage_ns, 99), pct(bare_all, 99)
     if args.rate:
         print(f"n/a: throughput and CPU (paced at {args.rate:g} req/s a client): {cpu_line}")
+        durable_p50, durable_p99 = pct(durable_all, 50), pct(durable_all, 99)
+        print(
+            f"FLOOR, paced: bare + durable p50 {durable_p50:.2f} ms, p99 {durable_p99:.2f} ms = "
+            f"{durable_p99 / bare_p99:.2f}x the bare endpoint's p99; the referee's engage p99 "
+            f"is {p99 / durable_p99:.2f}x it"
+        )
         ok = p99 <= TARGET_P99_MS or p99 <= TARGET_P99_RATIO * bare_p99
         verdicts.append(
             verdict(
@@ -630,11 +768,11 @@ def report(args: argparse.Namespace, referee: Tally, bare: Tally) -> int:
             f"n/a: p99 at saturation ({p99:.2f} ms; a request waits behind up to "
             f"{args.clients - 1} others): the latency target is paced, run with --rate 25"
         )
-    problems = [e for e in referee.errors + bare.errors if e]
-    for problem in problems:
+    errors = referee.errors + bare.errors + durable.errors
+    for problem in (e for e in errors if e):
         print(f"  refused: {problem}")
-    if referee.errors or bare.errors:
-        n = len(referee.errors) + len(bare.errors)
+    if errors:
+        n = len(errors)
         verdicts.append(
             verdict(False, f"{n} requests were refused; the figures are not comparable")
         )
@@ -643,6 +781,8 @@ def report(args: argparse.Namespace, referee: Tally, bare: Tally) -> int:
     if args.profile_server:  # written when the referee stopped
         print(f"\nreferee profile ({args.profile_server}), by own time:")
         pstats.Stats(args.profile_server, stream=sys.stdout).sort_stats("tottime").print_stats(30)
+    if args.spy_server:
+        print_spied(Path(args.spy_server))
     if args.strict and not all(v.ok for v in verdicts):
         return 1
     return 0

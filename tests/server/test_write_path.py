@@ -270,3 +270,42 @@ def test_a_duplicate_request_sent_at_once_over_http_rolls_once(tmp_path: Path) -
         assert rolled > 0
         assert table.ok(table.act(body["action"], request_id="shot-1"))["replayed"] is True
         assert table.read()["dice"]["counter"] - counter == rolled
+
+
+def test_a_group_goes_as_one_statement_a_run_and_in_order(tmp_path: Path) -> None:
+    """A group's writes of one INSERT go as one multi-row statement (cut where SQLite's
+    limit on parameters would be passed), other statements between them in their place;
+    on a real file, 600 rows queued in one turn are all committed, in one commit, in order."""
+    from tankref.server.store import _INSERT_QUIET, GroupCommit, _runs, _Write
+
+    async def statements() -> list[tuple[str, Any]]:
+        loop = asyncio.get_running_loop()
+        rows = [_Write(_INSERT_QUIET, ("t", f"r{n}", "h", n), loop) for n in range(5)]
+        other = _Write("DELETE FROM quiet_requests WHERE table_id = ?", ("x",), loop)
+        return _runs([*rows[:3], other, *rows[3:]], max_values=8)
+
+    made = asyncio.run(statements())
+    assert [sql.count("(?, ?, ?, ?)") for sql, _ in made] == [2, 1, 0, 2]
+    assert list(made[0][1]) == ["t", "r0", "h", 0, "t", "r1", "h", 1]
+    assert made[2][0].startswith("DELETE")
+
+    store = EventStore(tmp_path / "runs.sqlite3")
+    created = Referee(store).create_table(CreateTable.model_validate({}))
+    before = wal_commits(store.path)
+    writer = GroupCommit(store.path)
+
+    async def together() -> None:
+        queued = [
+            writer.write(_INSERT_QUIET, (created.table_id, f"r{n}", "h", n)) for n in range(600)
+        ]
+        await asyncio.gather(*queued)
+
+    asyncio.run(together())
+    writer.close()
+    assert wal_commits(store.path) == before + 1
+    rows = store.db.execute(
+        "SELECT request_id, seq FROM quiet_requests WHERE table_id = ? ORDER BY seq",
+        (created.table_id,),
+    ).fetchall()
+    assert rows == [(f"r{n}", n) for n in range(600)]
+    store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import inspect
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -54,6 +55,22 @@ by the rules, logs them, and streams what happened.
 """
 
 
+# FastAPI's own OpenTelemetry (FastAPI 0.165 on; older ones have none, nor the argument).
+NO_TELEMETRY: dict[str, Any] = (
+    {
+        "telemetry": {
+            "tracing": False,
+            "metrics": False,
+            "logs": False,
+            "operation_spans": False,
+            "auto_configure": False,
+        }
+    }
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters
+    else {}
+)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -77,6 +94,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # served by routes.docs from the installed package: works offline
         redoc_url=None,  # not offline (see routes.docs)
+        # FastAPI's own OpenTelemetry: the referee exports none (a player's requests leave
+        # no trace beyond its log), and asking whether a provider is set up cost every
+        # request three look-ups (issue 18).
+        **NO_TELEMETRY,
     )
     app.state.settings = settings
     docs.install(app)

@@ -119,6 +119,9 @@ def protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
         def on_headers_complete(self) -> None:
             self._head_arrived()
             super().on_headers_complete()
+            cycle = self.cycle
+            if cycle is not None and cycle.transport is self.transport:  # a new request's
+                cycle.transport = OneWrite(self.transport, self.loop)  # type: ignore[assignment]
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -130,3 +133,42 @@ def protocol_class(limits: ConnectionLimits) -> type[asyncio.Protocol]:
             super().connection_lost(exc)
 
     return LimitedHttpTools
+
+
+class OneWrite:
+    """A response's transport that sends its head and its body in one write.
+
+    uvicorn writes a reply's head (status line and headers) and then its body, each at once:
+    two sends, two TCP segments, and the client woken twice, for every reply (issue 18: the
+    sends were a seventh of the referee's event loop). The head is held here until the body
+    follows, which a whole reply (Starlette's ``Response``) does in the same turn of the
+    loop; whatever is still held at the end of that turn (a streamed reply's head) is sent
+    then, so nothing waits longer than the turn it was written in."""
+
+    __slots__ = ("held", "loop", "transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self.transport = transport
+        self.loop = loop
+        self.held: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        if self.held is not None:
+            data, self.held = self.held + data, None
+            self.transport.write(data)
+        elif data:
+            self.held = data
+            self.loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        if self.held is not None:
+            data, self.held = self.held, None
+            if not self.transport.is_closing():
+                self.transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.transport, name)

@@ -78,6 +78,9 @@ def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
         h11_max_incomplete_event_size=limits.head_bytes,
         server_header=False,
         proxy_headers=False,
+        # Above info the access log prints nothing, but uvicorn still builds each line's
+        # parts (the path quoted again) before the logger drops it: not built at all then.
+        access_log=log_level.lower() in ("trace", "debug", "info"),
     )
     redact_queries_in_logs()  # once uvicorn has set its loggers up (Config does)
     return config

@@ -567,12 +567,23 @@ class GroupCommit:
 
     @staticmethod
     def _commit(db: sqlite3.Connection, group: list[_Write]) -> list[BaseException | None]:
-        """Each write's outcome (None: committed)."""
+        """Each write's outcome (None: committed).
+
+        Consecutive writes of one statement go as one multi-row statement, and a group of one
+        such statement (the usual: events only) as that statement alone, which SQLite then
+        commits as its own transaction, synced as any commit. Each statement releases the
+        GIL while SQLite runs it and must take it back after, waiting up to a switch
+        interval behind the busy event loop each time: one statement a commit instead of one
+        per row plus BEGIN and COMMIT."""
+        runs = _runs(group, db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
         try:
+            if len(runs) == 1:
+                db.execute(*runs[0])
+                return [None] * len(group)
             db.execute("BEGIN IMMEDIATE")
             try:
-                for item in group:
-                    db.execute(item.sql, item.params)
+                for run in runs:
+                    db.execute(*run)
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -584,6 +595,30 @@ class GroupCommit:
                 return [exc]
         # One of them is refused (or the disk is): each on its own, so only it fails.
         return [GroupCommit._commit(db, [item])[0] for item in group]
+
+
+def _runs(group: list[_Write], max_values: int) -> list[tuple[str, Sequence[Any]]]:
+    """The group as statements, in order: each run of writes of one ``INSERT ... VALUES
+    (...)`` as one statement with a row of values for each (``max_values``: the most
+    parameters SQLite takes in one statement)."""
+    runs: list[tuple[str, list[_Write]]] = []
+    for item in group:
+        if runs and runs[-1][0] == item.sql:
+            runs[-1][1].append(item)
+        else:
+            runs.append((item.sql, [item]))
+    statements: list[tuple[str, Sequence[Any]]] = []
+    for sql, items in runs:
+        head, values, row = sql.rpartition(" VALUES ")
+        if len(items) == 1 or not values:  # one, or not an insert of one row: each alone
+            statements += [(sql, item.params) for item in items]
+            continue
+        rows = max(1, max_values // max(1, len(items[0].params)))
+        for start in range(0, len(items), rows):
+            some = items[start : start + rows]
+            params = [value for item in some for value in item.params]
+            statements.append((f"{head} VALUES {', '.join([row] * len(some))}", params))
+    return statements
 
 
 def _settle(group: list[_Write], outcomes: list[BaseException | None]) -> None:
