@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, NamedTuple
@@ -84,6 +85,7 @@ __all__ = [
     "odds_for_situation",
     "odds_from_plan",
     "penetration_odds",
+    "situation_numbers",
 ]
 
 # --- the answer, in the result vocabulary -----------------------------------------------------
@@ -851,6 +853,18 @@ def _brief(shot: _ShotKey, counts: _DeckCounts, crew: _MoraleKey) -> dict[str, f
         "p_penetrate": round(float(penetrate), 4),
         "p_destroyed": round(float(destroyed), 4),
     }
+
+
+def situation_numbers(state: TableState, plans: Iterable[EngagePlan]) -> int:
+    """The exact probabilities of every distinct situation among ``plans`` (hit, penetration,
+    destruction, morale: what every answer is made from), and how many there are. No answer
+    is built: after ``clear_caches`` this is the probability work alone, for benchmarks (the
+    part of the odds no way of building the answers can skip)."""
+    table = _table(state.rules, state.deck.draw_pile, state.options)
+    keys = {_key(plan, _second_hit(state, plan.shooter, plan.target)) for plan in plans}
+    for key in keys:
+        _numbers(table.situation(key))
+    return len(keys)
 
 
 def clear_caches() -> None:
