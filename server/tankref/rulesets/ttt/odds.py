@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.core.errors import RulesError
 from tankref.core.results import Modifier
-from tankref.core.trusted import whole
+from tankref.core.trusted import adopt, whole
 from tankref.rulesets.ttt.actions import GrizzledUse
 from tankref.rulesets.ttt.cards import (
     DamageEffect,
@@ -449,16 +449,15 @@ def _key(plan: EngagePlan, second_hit: bool) -> _Key:
 
 @dataclass(frozen=True)
 class _Answer:
-    """The part of the answer that depends on the situation alone (cached with it)."""
+    """The part of the answer that depends on the situation alone (cached with it): the
+    fields of a ``ShotOdds`` and of its ``MoraleOdds``, every one in declared order, those a
+    shot adds of its own (shooter, target, side, ...) held by a placeholder. A shot copies
+    them (one C call each) and sets its own."""
 
     numbers: _Outcome
-    destroyed: Fraction
     rank: tuple[float, Fraction]  # sorts most likely destroyed first, exactly (see _rank)
-    floats: dict[str, float]  # the probabilities for display
-    exact: dict[str, str]  # the same as fractions "a/b"
-    cards: tuple[CardOdds, ...]
-    deck_left: int
-    morale: dict[str, Any]  # the target's MoraleOdds but its tank_id
+    shot: dict[str, Any]
+    morale: dict[str, Any]
 
 
 @dataclass
@@ -484,7 +483,7 @@ class _Table:
         if found is None:
             if len(self.answers) >= _SITUATIONS:
                 self.answers.clear()
-            found = self.answers[key] = _answer(self.situation(key))
+            found = self.answers[key] = _answer(key, self.situation(key))
         return found
 
 
@@ -511,8 +510,21 @@ _DEFAULT_POLICY = Options().grizzled_reroll
 
 def _rank(destroyed: Fraction) -> tuple[float, Fraction]:
     """Most likely destroyed first: by the float (a fast compare), ties by the exact fraction
-    (``float`` never reverses an order, so this is the fractions' order)."""
-    return (-float(destroyed), -destroyed)
+    (``float`` never reverses an order, so this is the fractions' order).
+
+    Equal chances share one rank object: a sort meeting two of them (many targets a shot
+    cannot destroy, say) sees the same object and goes on to the target id at once, instead
+    of comparing two equal fractions (a Python-level ``__eq__`` with ABC checks)."""
+    rank = (-float(destroyed), -destroyed)
+    found = _ranks.get(rank)
+    if found is None:
+        if len(_ranks) >= 4096:
+            _ranks.clear()
+        found = _ranks[rank] = rank
+    return found
+
+
+_ranks: dict[tuple[float, Fraction], tuple[float, Fraction]] = {}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -551,12 +563,10 @@ _SECOND_TRIGGER = (*_FIRST_TRIGGER, "TTT-MO2 (2) hit by a second enemy tank this
 _GRIZZLED = "Grizzled crew: no morale checks (TTT-MO1)"
 
 
-def _answer(s: _Situation) -> _Answer:
+def _answer(key: _Key, s: _Situation) -> _Answer:
     n = _numbers(s)
-    counts = _deck_counts(s.deck)
     p_given_hit = n.penetrate / n.hit if n.hit else ZERO
     destroyed = n.destroyed
-    cards = _cards(s.deck, n.penetrate)
     probabilities = {
         "p_hit": n.hit,
         "p_penetrate_given_hit": p_given_hit,
@@ -568,6 +578,7 @@ def _answer(s: _Situation) -> _Answer:
     }
     crew = s.morale
     morale = {
+        "tank_id": "",  # the target's, set by each shot
         "checks": crew.checks,
         "why_not": None if crew.checks else _GRIZZLED,  # only Grizzled crews never check
         "triggers": _SECOND_TRIGGER if crew.second_hit else _FIRST_TRIGGER,
@@ -575,16 +586,28 @@ def _answer(s: _Situation) -> _Answer:
         "p_failure": float(n.morale_failure),
         "exact": _fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
     }
-    return _Answer(
-        numbers=n,
-        destroyed=destroyed,
-        rank=_rank(destroyed),
-        floats={name: float(p) for name, p in probabilities.items()},
+    white_dice, reroll_accuracy, red_dice, needed, reroll_penetration = key[:5]
+    shot = dict.fromkeys(ShotOdds.model_fields)  # declared order; the shot's own: None
+    shot.update(
+        accuracy_dice=white_dice,
+        penetration_dice=red_dice,
+        needed=needed,
+        reroll_accuracy=reroll_accuracy,
+        reroll_penetration=reroll_penetration,
         exact=_fraction_fields(**probabilities),
-        cards=cards,
-        deck_left=counts.left,
-        morale=morale,
+        cards=_cards(s.deck, n.penetrate),
+        deck_left=_deck_counts(s.deck).left,
     )
+    for name, p in probabilities.items():
+        shot[name] = float(p)
+    return _Answer(numbers=n, rank=_rank(destroyed), shot=shot, morale=morale)
+
+
+# Every field of a ShotOdds / MoraleOdds, as the fields set of each answer built: one set
+# shared by all (frozen models never add to it; pydantic copies it before a model_copy
+# updates it), as ``whole`` would mark them, without a set built per answer.
+_SHOT_FIELDS = set(ShotOdds.model_fields)
+_MORALE_FIELDS = set(MoraleOdds.model_fields)
 
 
 def _side_notes(plan: EngagePlan) -> tuple[str, ...]:
@@ -633,46 +656,31 @@ def _shot(
     notes = (_MORALE_NOTE, *_side_notes(plan))
     if table.reshuffled:
         notes += (_RESHUFFLE_NOTE,)
-    grizzled = shooter.grizzled and not shooter.reroll_used
-    crew = answer.morale
-    morale = whole(MoraleOdds, {"tank_id": target.id, **crew, "exact": dict(crew["exact"])})
-    floats = answer.floats
-    values = {
-        "shooter": shooter.id,
-        "target": target.id,
-        "shooter_card": shooter.card.id,
-        "target_card": target.card.id,
-        "range": None if range_ is None else round(range_, 2),
-        "hit_side": side.side,
-        "hull_down": side.hull_down,
-        "best_armour_turn": side.best if side.facing is not None else None,
-        "accuracy_dice": plan.white_dice,
-        "penetration_dice": plan.red_dice,
-        "armour": plan.armour,
-        "cover": plan.cover,
-        "needed": plan.threshold,
-        "modifiers": plan.accuracy_mods + plan.penetration_mods,
-        "grizzled_policy": table.grizzled_policy if grizzled else None,
-        "reroll_accuracy": plan.reroll_accuracy,
-        "reroll_penetration": plan.reroll_penetration,
-        "p_hit": floats["p_hit"],
-        "p_penetrate_given_hit": floats["p_penetrate_given_hit"],
-        "p_penetrate": floats["p_penetrate"],
-        "p_destroyed": floats["p_destroyed"],
-        "p_destroyed_by_card": floats["p_destroyed_by_card"],
-        "p_bail_out": floats["p_bail_out"],
-        "p_morale_failure": floats["p_morale_failure"],
-        "exact": dict(answer.exact),  # a copy: the cached answer is shared
-        "cards": answer.cards,
-        "deck_left": answer.deck_left,
-        "deck_reshuffled": table.reshuffled,
-        "morale": morale,
-        "friends": None
-        if friends_on is None
-        else _friends_morale(friends_on, plan, answer.numbers),
-        "notes": notes,
-    }
-    return whole(ShotOdds, values), answer.rank
+    morale = answer.morale.copy()
+    morale["tank_id"] = target.id
+    morale["exact"] = morale["exact"].copy()  # a copy: the cached answer is shared
+    values = answer.shot.copy()
+    values["shooter"] = shooter.id
+    values["target"] = target.id
+    values["shooter_card"] = shooter.card.id
+    values["target_card"] = target.card.id
+    values["range"] = None if range_ is None else round(range_, 2)
+    reading = side.final or side.shown
+    values["hit_side"] = reading.side
+    values["hull_down"] = side.hull_down
+    values["best_armour_turn"] = side.best if side.facing is not None else None
+    values["armour"] = plan.armour
+    values["cover"] = plan.line.cover
+    values["modifiers"] = plan.accuracy_mods + plan.penetration_mods
+    if shooter.grizzled and not shooter.reroll_used:
+        values["grizzled_policy"] = table.grizzled_policy
+    values["exact"] = values["exact"].copy()
+    values["deck_reshuffled"] = table.reshuffled
+    values["morale"] = adopt(MoraleOdds, morale, _MORALE_FIELDS)
+    if friends_on is not None:
+        values["friends"] = _friends_morale(friends_on, plan, answer.numbers)
+    values["notes"] = notes
+    return adopt(ShotOdds, values, _SHOT_FIELDS), answer.rank
 
 
 def _second_hit(state: TableState, shooter: TankState, target: TankState) -> bool:
@@ -881,6 +889,7 @@ def clear_caches() -> None:
     ):
         cached.cache_clear()
     _answers.clear()
+    _ranks.clear()
     clear_dice_caches()
 
 
