@@ -171,6 +171,12 @@ def _exact(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
 
 
+def _float(p: Fraction) -> float:
+    """``float(p)``: the same integer true division ``numbers.Rational.__float__`` makes, so
+    the same float, without its generic path (thousands per table's answers, cold)."""
+    return p.numerator / p.denominator
+
+
 # --- the damage card and morale (TTT-E7, TTT-MO1..3, TTT-MR3, TTT-MR5) -------------------------
 
 
@@ -408,8 +414,8 @@ def _friends_morale(state: TableState, plan: EngagePlan, n: _Outcome) -> tuple[M
                 checks=not friend.grizzled and bool(triggers),
                 why_not="Grizzled crew: no morale checks (TTT-MO1)" if friend.grizzled else None,
                 triggers=tuple(triggers),
-                p_check=float(check),
-                p_failure=float(check * fail),
+                p_check=_float(check),
+                p_failure=_float(check * fail),
                 exact=_fraction_fields(p_check=check, p_failure=check * fail),
             )
         )
@@ -515,7 +521,7 @@ def _rank(destroyed: Fraction) -> tuple[float, Fraction]:
     Equal chances share one rank object: a sort meeting two of them (many targets a shot
     cannot destroy, say) sees the same object and goes on to the target id at once, instead
     of comparing two equal fractions (a Python-level ``__eq__`` with ABC checks)."""
-    rank = (-float(destroyed), -destroyed)
+    rank = (-_float(destroyed), -destroyed)
     found = _ranks.get(rank)
     if found is None:
         if len(_ranks) >= 4096:
@@ -549,8 +555,8 @@ def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
             "effect": effect,
             "catastrophic": catastrophic,
             "left": copies,
-            "p_given_penetration": float(p),
-            "p": float(drawn),
+            "p_given_penetration": _float(p),
+            "p": _float(drawn),
             "exact_given_penetration": _exact(p),
             "exact": _exact(drawn),
         }
@@ -582,8 +588,8 @@ def _answer(key: _Key, s: _Situation) -> _Answer:
         "checks": crew.checks,
         "why_not": None if crew.checks else _GRIZZLED,  # only Grizzled crews never check
         "triggers": _SECOND_TRIGGER if crew.second_hit else _FIRST_TRIGGER,
-        "p_check": float(n.morale_check),
-        "p_failure": float(n.morale_failure),
+        "p_check": _float(n.morale_check),
+        "p_failure": _float(n.morale_failure),
         "exact": _fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
     }
     white_dice, reroll_accuracy, red_dice, needed, reroll_penetration = key[:5]
@@ -599,7 +605,7 @@ def _answer(key: _Key, s: _Situation) -> _Answer:
         deck_left=_deck_counts(s.deck).left,
     )
     for name, p in probabilities.items():
-        shot[name] = float(p)
+        shot[name] = _float(p)
     return _Answer(numbers=n, rank=_rank(destroyed), shot=shot, morale=morale)
 
 
@@ -653,7 +659,7 @@ def _shot(
 ) -> tuple[ShotOdds, tuple[float, Fraction]]:
     answer = table.answer(_key(plan, second_hit))
     shooter, target, side = plan.shooter, plan.target, plan.side
-    notes = (_MORALE_NOTE, *_side_notes(plan))
+    notes = (_MORALE_NOTE, *_side_notes(plan)) if side.best is not None else (_MORALE_NOTE,)
     if table.reshuffled:
         notes += (_RESHUFFLE_NOTE,)
     morale = answer.morale.copy()
@@ -733,11 +739,13 @@ def odds_for_shooter(
     leaves them out; any other refusal (the shooter may not fire at all) is raised.
     """
     table = _table(state.rules, state.deck.draw_pile, state.options)
+    friends_on = state if friends else None
     ranked: list[tuple[tuple[float, Fraction], str, ShotOdds]] = []
     for target, plan in plan_engages(state, shooter_id, declared):
         if isinstance(plan, RulesError):
             continue  # out of sight, or outside a jammed turret's arc
-        odds, rank = _odds(state, table, plan, friends)
+        second = _second_hit(state, plan.shooter, target)
+        odds, rank = _shot(plan, table, second, plan.line.range, friends_on)
         ranked.append((rank, target.id, odds))
     ranked.sort(key=lambda item: (item[0], item[1]))
     return [odds for _, _, odds in ranked]
@@ -857,9 +865,9 @@ def _brief(shot: _ShotKey, counts: _DeckCounts, crew: _MoraleKey) -> dict[str, f
     w = _weights(counts, crew)
     destroyed = w.destroyed_by_card.of(hit, penetrate) + w.bail_out.of(hit, penetrate)
     return {
-        "p_hit": round(float(hit), 4),
-        "p_penetrate": round(float(penetrate), 4),
-        "p_destroyed": round(float(destroyed), 4),
+        "p_hit": round(_float(hit), 4),
+        "p_penetrate": round(_float(penetrate), 4),
+        "p_destroyed": round(_float(destroyed), 4),
     }
 
 
