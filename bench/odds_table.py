@@ -59,11 +59,14 @@ from collections.abc import Callable
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Circle
+from tankref.core.trusted import whole
 from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, StartGame
 from tankref.rulesets.ttt.cards import default_cards
 from tankref.rulesets.ttt.combat import check_engage, plan_engages
 from tankref.rulesets.ttt.engine import adjudicate, new_table
 from tankref.rulesets.ttt.odds import (
+    MoraleOdds,
+    ShotOdds,
     cache_sizes,
     clear_caches,
     odds_for_shooter,
@@ -156,7 +159,7 @@ STAGES = (
     ("      the lines alone (Sightlines.line)", "line"),
     ("    side hit and best-armour turn (choose_side)", "choose_side"),
     ("    dice, modifiers, PEN needed (plan_against)", "plan_against"),
-    ("  the answers (_odds: situation lookup, ShotOdds)", "_odds"),
+    ("  the answers (_shot: situation lookup, ShotOdds)", "_shot"),
 )
 
 
@@ -251,6 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     def numbers() -> None:
         situation_numbers(state, plans)
 
+    answers = [odds for r in reds for odds in odds_for_shooter(state, r)]
+
+    def objects() -> None:
+        for odds in answers:
+            whole(MoraleOdds, odds.morale.__dict__.copy())
+            whole(ShotOdds, odds.__dict__.copy())
+
     if args.profile:
         return profile(all_pairs, args.runs)
     timed: dict[str, Callable[[], object]] = {
@@ -261,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         "lines": lines,
         "odds cold": numbers,
         "odds warm": numbers,
+        "objects": objects,
     }
     m = medians(timed, args.runs, clock)
     # The same under Python's default collector, nothing frozen (the first pass's figures).
@@ -303,6 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"floor, cold = lines + odds cold = {floor_cold:.2f} ms = {floor_cold / c_med:.2f}x cold; "
         f"beyond it {c_med - floor_cold:.2f} ms"
+    )
+    print(
+        f"reference: the answers' objects alone {m['objects']:.2f} ms = "
+        f"{m['objects'] / w_med:.2f}x warm ({pairs} ShotOdds and MoraleOdds built from values "
+        "already worked out: not a floor, what building the returned models costs at least)"
     )
     print(f"baseline          {b_med:7.2f} ms  ({pairs} x TableState.model_copy())")
     print(f"legality only     {l_med:7.2f} ms  (check_engage for all 400 pairs, one at a time)")

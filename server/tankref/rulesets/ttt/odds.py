@@ -521,44 +521,54 @@ def _rank(destroyed: Fraction) -> tuple[float, Fraction]:
     Equal chances share one rank object: a sort meeting two of them (many targets a shot
     cannot destroy, say) sees the same object and goes on to the target id at once, instead
     of comparing two equal fractions (a Python-level ``__eq__`` with ABC checks)."""
-    rank = (-_float(destroyed), -destroyed)
-    found = _ranks.get(rank)
+    # Keyed by the fraction's integers: a Fraction's own hash is a modular power.
+    value = (destroyed.numerator, destroyed.denominator)
+    found = _ranks.get(value)
     if found is None:
         if len(_ranks) >= 4096:
             _ranks.clear()
-        found = _ranks[rank] = rank
+        found = _ranks[value] = (-_float(destroyed), -destroyed)
     return found
 
 
-_ranks: dict[tuple[float, Fraction], tuple[float, Fraction]] = {}
+_ranks: dict[tuple[int, int], tuple[float, Fraction]] = {}
 
 
 @functools.lru_cache(maxsize=1024)
-def _card_shares(deck: DeckKey) -> tuple[tuple[str, int, DamageEffect, bool, Fraction], ...]:
-    """Each card's chance to be the one drawn (TTT-E7): the deck alone decides it."""
+def _card_shares(
+    deck: DeckKey,
+) -> tuple[tuple[str, int, DamageEffect, bool, Fraction, float, str], ...]:
+    """Each card's chance to be the one drawn (TTT-E7), with its float and "a/b": the deck
+    alone decides it."""
     left = _deck_counts(deck).left
-    return tuple(
-        (name, copies, effect, catastrophic, Fraction(copies, left))
-        for (name, copies, effect, catastrophic) in deck
-    )
+    out = []
+    for name, copies, effect, catastrophic in deck:
+        p = Fraction(copies, left)
+        out.append((name, copies, effect, catastrophic, p, _float(p), _exact(p)))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=4096)
 def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
     """The card lines of a shot: the deck and P(penetrated) decide them, not the crews, so
-    situations that differ only in morale share them."""
+    situations that differ only in morale share them. Cards with as many copies left have
+    the same chances: worked out once for each number of copies."""
     out = []
-    for name, copies, effect, catastrophic, p in _card_shares(deck):
-        drawn = p * penetrate
+    drawn: dict[int, tuple[float, str]] = {}
+    for name, copies, effect, catastrophic, p, p_float, p_exact in _card_shares(deck):
+        found = drawn.get(copies)
+        if found is None:
+            both = p * penetrate
+            found = drawn[copies] = (_float(both), _exact(both))
         values = {
             "name": name,
             "effect": effect,
             "catastrophic": catastrophic,
             "left": copies,
-            "p_given_penetration": _float(p),
-            "p": _float(drawn),
-            "exact_given_penetration": _exact(p),
-            "exact": _exact(drawn),
+            "p_given_penetration": p_float,
+            "p": found[0],
+            "exact_given_penetration": p_exact,
+            "exact": found[1],
         }
         out.append(whole(CardOdds, values))
     return tuple(out)
