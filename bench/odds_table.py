@@ -292,7 +292,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{YOUNG_GC_THRESHOLD:,} allocations; medians of {args.runs} runs, {kind} time"
     )
     print(f"odds, cold cache  {c_med:7.2f} ms")
-    print(f"odds, warm cache  {w_med:7.2f} ms  (no answer kept per table state: see --help)")
+    print(
+        f"odds, warm cache  {w_med:7.2f} ms  (reuses the dice sums and each situation's numbers "
+        "and answer fields, keyed by the numbers that decide a shot; nothing is keyed by the "
+        "table's state: what a page pays after any move)"
+    )
     print(
         f"floor: lines of sight      {m['lines']:6.2f} ms  (Sightlines, all "
         f"{len(reds) * len(blues)} pairs: the terrain and smoke on each line)  = "
