@@ -251,15 +251,16 @@ class Sightlines:
             line.smoke, line.smoke_screens = smoke_on_line(self.state.smoke, a, b, self.stacking)
         elif self.screens:
             found = []
+            total = strongest = 0  # smoke_on_line's sum and max, kept as the screens are read
             for screen, dist in zip(self.screens, fan.distances(b), strict=True):
                 strength = smoke_strength_at(screen, dist)
                 if strength:
+                    strongest = max(strongest, strength) if found else strength
+                    total += strength
                     found.append((screen.id, strength))
             if found:
                 line.smoke_screens = found
-                line.smoke = (
-                    sum(s for _, s in found) if self.stacking == "add" else max(s for _, s in found)
-                )
+                line.smoke = total if self.stacking == "add" else strongest
         return line
 
 
