@@ -74,7 +74,6 @@ from tankref.rulesets.ttt.odds import (
 )
 from tankref.rulesets.ttt.sight import Sightlines
 from tankref.rulesets.ttt.state import DeckState, Options, SmokeScreen, TableState, TerrainPiece
-from tankref.server.serve import YOUNG_GC_THRESHOLD
 
 TARGET_WARM_MS = 5.0
 TARGET_COLD_MS = 15.0
@@ -182,6 +181,12 @@ def profile(all_pairs: Callable[[], int], runs: int) -> int:
     return 0
 
 
+def _all_pairs(state: TableState) -> Callable[[], int]:
+    """Odds for every pair: ``odds_for_shooter`` for each Red tank; returns the answers."""
+    reds = sorted(t.id for t in state.tanks.values() if t.player == "Red")
+    return lambda: sum(len(odds_for_shooter(state, r)) for r in reds)
+
+
 def medians(
     fns: dict[str, Callable[[], object]], runs: int, clock: Callable[[], int]
 ) -> dict[str, float]:
@@ -210,21 +215,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     clock = time.perf_counter_ns if args.wall else time.process_time_ns
 
-    # As ``tankref serve`` runs (the page's odds come from it): what was loaded at start-up
-    # is kept out of the collector's full sweeps (app.py), young collections every
-    # YOUNG_GC_THRESHOLD allocations (serve.py). The table is built after, as a table is
+    # First under Python's default collector, nothing frozen (as the first pass measured),
+    # before the server's modules are imported (they double the objects a full collection
+    # walks).
+    if not args.profile:
+        plain_state = table(args.seed)
+        plain = medians(dict.fromkeys(("cold", "warm"), _all_pairs(plain_state)), args.runs, clock)
+        del plain_state
+    # Then as ``tankref serve`` runs (the page's odds come from it): what was loaded at
+    # start-up is kept out of the collector's full sweeps (app.py), young collections every
+    # YOUNG_GC_THRESHOLD allocations (serve.py); the table is built after, as a table is
     # opened in a running server.
+    from tankref.server.serve import YOUNG_GC_THRESHOLD
+
     gc.collect()
     gc.freeze()
-    young, *older = gc.get_threshold()
+    _, *older = gc.get_threshold()
     gc.set_threshold(YOUNG_GC_THRESHOLD, *older)
 
     state = table(args.seed)
     reds = sorted(t.id for t in state.tanks.values() if t.player == "Red")
     blues = sorted(t.id for t in state.tanks.values() if t.player == "Blue")
-
-    def all_pairs() -> int:
-        return sum(len(odds_for_shooter(state, r)) for r in reds)
+    all_pairs = _all_pairs(state)
 
     clear_caches()
     pairs = all_pairs()
@@ -274,10 +286,6 @@ def main(argv: list[str] | None = None) -> int:
         "objects": objects,
     }
     m = medians(timed, args.runs, clock)
-    # The same under Python's default collector, nothing frozen (the first pass's figures).
-    gc.unfreeze()
-    gc.set_threshold(young, *older)
-    plain = medians({"cold": all_pairs, "warm": all_pairs}, args.runs, clock)
     kind = "wall" if args.wall else "CPU"
     c_med, w_med, b_med, l_med = m["cold"], m["warm"], m["baseline"], m["legality"]
     floor_warm = m["lines"] + m["odds warm"]
@@ -331,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         f"warm / legality = {w_med / l_med:.2f}x"
     )
     print(
-        f"Python's default collector, nothing frozen (as the first pass measured): cold "
+        f"Python's default collector, nothing frozen, server not imported (as the first pass "
+        f"measured, timed first): cold "
         f"{plain['cold']:.2f} ms, warm {plain['warm']:.2f} ms"
     )
     missed = 0

@@ -590,7 +590,10 @@ def engage_lines(
             line = sight.line(target)
             check_sight(shooter, target, line)
         except RulesError as err:
-            out.append((target, err))
+            # Kept without its traceback: the traceback holds this frame, whose ``out``
+            # holds the error, a cycle only the garbage collector would free (with every
+            # line and plan of the shooter in it).
+            out.append((target, err.with_traceback(None)))
             continue
         out.append((target, line))
     return shooter, out

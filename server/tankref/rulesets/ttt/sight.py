@@ -250,7 +250,7 @@ class Sightlines:
         if self.screens is None:
             line.smoke, line.smoke_screens = smoke_on_line(self.state.smoke, a, b, self.stacking)
         elif self.screens:
-            found = []
+            found: list[tuple[int, int]] = []
             total = strongest = 0  # smoke_on_line's sum and max, kept as the screens are read
             for screen, dist in zip(self.screens, fan.distances(b), strict=True):
                 strength = smoke_strength_at(screen, dist)
