@@ -6,6 +6,7 @@ lines of fire (TTT-E1, TTT-CN1, TTT-CV1, TTT-E2, TTT-SM3) and the same odds."""
 
 from __future__ import annotations
 
+import gc
 import random
 from collections import Counter
 from dataclasses import fields
@@ -458,3 +459,33 @@ def test_hit_odds_count_every_face_combination_TTT_E4(dice: int) -> None:
     clear_caches()
     assert hit_odds(white, dice, False) == (first, Fraction(0))
     assert hit_odds(white, dice, True) == (first, (1 - first) * one)
+
+
+def test_a_shooters_batch_leaves_nothing_for_the_garbage_collector() -> None:
+    """The refusals a batch keeps (a target out of sight, say) hold no traceback: with one,
+    the planner's frame and the list of refusals would hold each other, and every line,
+    plan and answer of the shooter would wait for a garbage collection instead of being
+    freed at once (thousands of objects a table's odds)."""
+    state, shooter_id = _shooter_with_a_plan_and_a_refusal()
+    odds_for_shooter(state, shooter_id)  # the caches filled first: they are kept on purpose
+    gc.collect()
+    gc.disable()
+    try:
+        plan_engages(state, shooter_id)
+        odds_for_shooter(state, shooter_id)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def _shooter_with_a_plan_and_a_refusal() -> tuple[TableState, str]:
+    for seed in range(100):
+        state = random_table(seed)
+        for shooter_id in sorted(state.tanks):
+            try:
+                planned = plan_engages(state, shooter_id)
+            except RulesError:
+                continue
+            if {isinstance(plan, RulesError) for _, plan in planned} == {True, False}:
+                return state, shooter_id
+    raise AssertionError("no shooter with both a plan and a refusal")
