@@ -13,13 +13,25 @@ rerolls used, and the deck has had six cards drawn.
 "All pairs" is ``odds_for_shooter(state, r)`` for each of the 20 Red tanks: every Blue tank
 it may Engage, with the full answer (``ShotOdds``, cards and morale). It is timed cold (every
 odds cache cleared first) and warm (caches filled by the previous run), median of
-``--runs``. Two baselines are timed the same way in the same run: the same number of
-``TableState.model_copy()`` calls (one per pair: the floor of doing anything with a state)
-and ``check_engage`` for every pair (the legality check alone, which the odds include).
+``--runs``.
 
 "Warm" keeps no answer per table state: the caches hold dice and situation numbers (keyed
 by the tuple of numbers that decides a shot), so the warm figure is what a page pays after
 any move, not a replayed answer.
+
+The floors, timed the same way in the same run, are what the answers cannot do without:
+the lines of sight of all 400 pairs (``Sightlines``: the terrain and smoke on each line,
+geometry only) and the exact probabilities of the table's distinct situations
+(``situation_numbers``: cold, from empty caches, icepool and fractions; warm, found in the
+caches). Each is printed in ms and as a share of the odds, with what lies beyond them. Two
+baselines as before: the same number of ``TableState.model_copy()`` calls (one per pair) and
+``check_engage`` for every pair one at a time (the legality check alone).
+
+The collector runs as ``tankref serve`` runs it, where the page's odds are computed: the
+objects loaded at start-up frozen out of full sweeps, young collections every
+``YOUNG_GC_THRESHOLD`` allocations; the table is built after, as a table opened in a running
+server. The cold and warm figures under Python's default collector, nothing frozen (as the
+first pass measured), are printed too.
 
 Times are CPU time of this process (``time.process_time_ns``) by default, which a shared,
 busy machine inflates less than wall time; ``--wall`` times wall-clock instead.
@@ -36,6 +48,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import gc
 import pstats
 import random
 import statistics
@@ -46,11 +59,20 @@ from collections.abc import Callable
 from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Circle
+from tankref.core.trusted import whole
 from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, StartGame
 from tankref.rulesets.ttt.cards import default_cards
-from tankref.rulesets.ttt.combat import check_engage
+from tankref.rulesets.ttt.combat import check_engage, plan_engages
 from tankref.rulesets.ttt.engine import adjudicate, new_table
-from tankref.rulesets.ttt.odds import cache_sizes, clear_caches, odds_for_shooter
+from tankref.rulesets.ttt.odds import (
+    MoraleOdds,
+    ShotOdds,
+    cache_sizes,
+    clear_caches,
+    odds_for_shooter,
+    situation_numbers,
+)
+from tankref.rulesets.ttt.sight import Sightlines
 from tankref.rulesets.ttt.state import DeckState, Options, SmokeScreen, TableState, TerrainPiece
 
 TARGET_WARM_MS = 5.0
@@ -136,7 +158,7 @@ STAGES = (
     ("      the lines alone (Sightlines.line)", "line"),
     ("    side hit and best-armour turn (choose_side)", "choose_side"),
     ("    dice, modifiers, PEN needed (plan_against)", "plan_against"),
-    ("  the answers (_odds: situation lookup, ShotOdds)", "_odds"),
+    ("  the answers (_shot: situation lookup, ShotOdds)", "_shot"),
 )
 
 
@@ -159,10 +181,27 @@ def profile(all_pairs: Callable[[], int], runs: int) -> int:
     return 0
 
 
+def _all_pairs(state: TableState) -> Callable[[], int]:
+    """Odds for every pair: ``odds_for_shooter`` for each Red tank; returns the answers."""
+    reds = sorted(t.id for t in state.tanks.values() if t.player == "Red")
+    return lambda: sum(len(odds_for_shooter(state, r)) for r in reds)
+
+
+def medians(
+    fns: dict[str, Callable[[], object]], runs: int, clock: Callable[[], int]
+) -> dict[str, float]:
+    """Each timing's median over ``runs`` (``cold`` and ``odds cold`` clear the caches first)."""
+    out = {}
+    for name, fn in fns.items():
+        before = clear_caches if name.endswith("cold") else None
+        out[name] = statistics.median(time_ms(fn, runs, before=before, clock=clock))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Exact odds for every shooter-target pair of a 20-vs-20 table, cold and "
-        "warm cache, next to trivial baselines."
+        "warm cache, next to the floors it cannot go under and trivial baselines."
     )
     parser.add_argument("--runs", type=int, default=21, help="timed runs of each (default 21)")
     parser.add_argument("--seed", type=int, default=20, help="table seed (default 20)")
@@ -176,16 +215,35 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     clock = time.perf_counter_ns if args.wall else time.process_time_ns
 
+    # First under Python's default collector, nothing frozen (as the first pass measured),
+    # before the server's modules are imported (they double the objects a full collection
+    # walks).
+    if not args.profile:
+        plain_state = table(args.seed)
+        plain = medians(dict.fromkeys(("cold", "warm"), _all_pairs(plain_state)), args.runs, clock)
+        del plain_state
+    # Then as ``tankref serve`` runs (the page's odds come from it): what was loaded at
+    # start-up is kept out of the collector's full sweeps (app.py), young collections every
+    # YOUNG_GC_THRESHOLD allocations (serve.py); the table is built after, as a table is
+    # opened in a running server.
+    from tankref.server.serve import YOUNG_GC_THRESHOLD
+
+    gc.collect()
+    gc.freeze()
+    _, *older = gc.get_threshold()
+    gc.set_threshold(YOUNG_GC_THRESHOLD, *older)
+
     state = table(args.seed)
     reds = sorted(t.id for t in state.tanks.values() if t.player == "Red")
     blues = sorted(t.id for t in state.tanks.values() if t.player == "Blue")
-
-    def all_pairs() -> int:
-        return sum(len(odds_for_shooter(state, r)) for r in reds)
+    all_pairs = _all_pairs(state)
 
     clear_caches()
     pairs = all_pairs()
     sizes = cache_sizes()
+    plans = [
+        plan for r in reds for _, plan in plan_engages(state, r) if not isinstance(plan, RulesError)
+    ]
 
     def copies() -> None:
         for _ in range(pairs):
@@ -197,31 +255,93 @@ def main(argv: list[str] | None = None) -> int:
                 with contextlib.suppress(RulesError):  # out of sight: the odds try it too
                     check_engage(state, r, b)
 
+    targets = [state.tanks[b] for b in blues]
+
+    def lines() -> None:
+        for r in reds:
+            sight = Sightlines(state, state.tanks[r])
+            for target in targets:
+                sight.line(target)
+
+    def numbers() -> None:
+        situation_numbers(state, plans)
+
+    answers = [odds for r in reds for odds in odds_for_shooter(state, r)]
+
+    def objects() -> None:
+        for odds in answers:
+            whole(MoraleOdds, odds.morale.__dict__.copy())
+            whole(ShotOdds, odds.__dict__.copy())
+
     if args.profile:
         return profile(all_pairs, args.runs)
-    cold = time_ms(all_pairs, args.runs, before=clear_caches, clock=clock)
-    warm = time_ms(all_pairs, args.runs, clock=clock)
-    base = time_ms(copies, args.runs, clock=clock)
-    legal = time_ms(checks, args.runs, clock=clock)
-    c_med, w_med = statistics.median(cold), statistics.median(warm)
-    b_med, l_med = statistics.median(base), statistics.median(legal)
+    timed: dict[str, Callable[[], object]] = {
+        "cold": all_pairs,
+        "warm": all_pairs,
+        "baseline": copies,
+        "legality": checks,
+        "lines": lines,
+        "odds cold": numbers,
+        "odds warm": numbers,
+        "objects": objects,
+    }
+    m = medians(timed, args.runs, clock)
     kind = "wall" if args.wall else "CPU"
+    c_med, w_med, b_med, l_med = m["cold"], m["warm"], m["baseline"], m["legality"]
+    floor_warm = m["lines"] + m["odds warm"]
+    floor_cold = m["lines"] + m["odds cold"]
     print(
         f"table: 20 v 20, {len(state.terrain)} terrain pieces, 1 smoke screen, "
         f"{len(state.deck.draw_pile)} cards left; {pairs} legal pairs of {len(reds) * len(blues)} "
         f"({sizes['dice']} kinds of roll, {sizes['situations']} situations with deck and morale)"
     )
     print(
-        f"odds, cold cache  median {c_med:7.2f} ms {kind}  (max {max(cold):.2f}, {args.runs} runs)"
+        f"collector as tankref serve runs it: start-up objects frozen, young collections every "
+        f"{YOUNG_GC_THRESHOLD:,} allocations; medians of {args.runs} runs, {kind} time"
+    )
+    print(f"odds, cold cache  {c_med:7.2f} ms")
+    print(
+        f"odds, warm cache  {w_med:7.2f} ms  (reuses the dice sums and each situation's numbers "
+        "and answer fields, keyed by the numbers that decide a shot; nothing is keyed by the "
+        "table's state: what a page pays after any move)"
     )
     print(
-        f"odds, warm cache  median {w_med:7.2f} ms {kind}  (max {max(warm):.2f}, {args.runs} runs)"
+        f"floor: lines of sight      {m['lines']:6.2f} ms  (Sightlines, all "
+        f"{len(reds) * len(blues)} pairs: the terrain and smoke on each line)  = "
+        f"{m['lines'] / w_med:.2f}x warm, "
+        f"{m['lines'] / c_med:.2f}x cold"
     )
-    print(f"baseline          median {b_med:7.2f} ms {kind}  ({pairs} x TableState.model_copy())")
-    print(f"legality only     median {l_med:7.2f} ms {kind}  (check_engage for all 400 pairs)")
+    print(
+        f"floor: exact odds, cold    {m['odds cold']:6.2f} ms  ({sizes['situations']} distinct "
+        f"situations from empty caches: icepool and fractions) = {m['odds cold'] / c_med:.2f}x cold"
+    )
+    print(
+        f"floor: exact odds, warm    {m['odds warm']:6.2f} ms  (the same situations found in the "
+        f"caches) = {m['odds warm'] / w_med:.2f}x warm"
+    )
+    print(
+        f"floor, warm = lines + odds warm = {floor_warm:.2f} ms = {floor_warm / w_med:.2f}x warm; "
+        f"beyond it {w_med - floor_warm:.2f} ms (checks, sides, plans, the answers' objects)"
+    )
+    print(
+        f"floor, cold = lines + odds cold = {floor_cold:.2f} ms = {floor_cold / c_med:.2f}x cold; "
+        f"beyond it {c_med - floor_cold:.2f} ms"
+    )
+    print(
+        f"reference: the answers' objects alone {m['objects']:.2f} ms = "
+        f"{m['objects'] / w_med:.2f}x warm ({pairs} ShotOdds and MoraleOdds built from values "
+        "already worked out: not a floor, what building the returned models costs at least)"
+    )
+    print(f"baseline          {b_med:7.2f} ms  ({pairs} x TableState.model_copy())")
+    print(f"legality only     {l_med:7.2f} ms  (check_engage for all 400 pairs, one at a time)")
     print(
         f"ratio    warm / baseline = {w_med / b_med:.1f}x, cold / baseline = {c_med / b_med:.1f}x, "
         f"warm / legality = {w_med / l_med:.2f}x"
+    )
+    print(
+        f"Python's default collector, nothing frozen, server not imported (as the first pass "
+        f"measured, timed first): cold "
+        f"{plain['cold']:.2f} ms, warm {plain['warm']:.2f} ms"
     )
     missed = 0
     for label, value, target in (("warm", w_med, TARGET_WARM_MS), ("cold", c_med, TARGET_COLD_MS)):

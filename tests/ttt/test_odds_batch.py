@@ -6,10 +6,14 @@ lines of fire (TTT-E1, TTT-CN1, TTT-CV1, TTT-E2, TTT-SM3) and the same odds."""
 
 from __future__ import annotations
 
+import gc
 import random
+from collections import Counter
 from dataclasses import fields
 from fractions import Fraction
+from itertools import product
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +26,8 @@ from tankref.core.geometry import (
     SegmentFan,
     arc_at,
     arc_of,
+    distance,
+    relative_bearing,
     segment_enters,
     segment_point_distance,
     signed_angle,
@@ -29,8 +35,9 @@ from tankref.core.geometry import (
 from tankref.core.geometry import contains as shape_contains
 from tankref.core.results import Modifier
 from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, StartGame
-from tankref.rulesets.ttt.cards import default_cards
+from tankref.rulesets.ttt.cards import Side, default_cards
 from tankref.rulesets.ttt.combat import EngagePlan, SidePlan, plan_engage, plan_engages
+from tankref.rulesets.ttt.dice_odds import _first_roll, hit_odds, table_dice
 from tankref.rulesets.ttt.engine import adjudicate, new_table
 from tankref.rulesets.ttt.odds import (
     MoraleOdds,
@@ -39,12 +46,20 @@ from tankref.rulesets.ttt.odds import (
     odds_against,
     odds_for_shooter,
 )
-from tankref.rulesets.ttt.sight import FAN_SCAN, INDEXED, SideReading, Sightlines, read_line
+from tankref.rulesets.ttt.sight import (
+    FAN_SCAN,
+    INDEXED,
+    LineOfFire,
+    SideReading,
+    Sightlines,
+    read_line,
+)
 from tankref.rulesets.ttt.state import (
     DeckState,
     Options,
     SmokeScreen,
     TableState,
+    TankState,
     TerrainKind,
     TerrainPiece,
 )
@@ -304,3 +319,173 @@ def test_arc_at_reads_what_arc_of_reads_TTT_E2(
     front, rear = widths
     reading = arc_of(relative, front, rear)
     assert arc_at(signed_angle(relative), front, rear) == (reading.arc, reading.on_edge)
+
+
+def _side_by_the_text(
+    options: Options, shooter: TankState, target: TankState, hull_down: bool, facing: float
+) -> tuple[Side, float]:
+    """TTT-E2 read with the checked public arc reading: the arc the shooter's bearing falls
+    in (relative to ``facing``), the weaker armour on an arc edge, the Turret when hull-down."""
+    rel = relative_bearing(facing, target.pos, shooter.pos)
+    if hull_down:
+        return "turret", rel
+    reading = arc_of(rel, options.front_arc, options.rear_arc)
+    if reading.on_edge is None:
+        return reading.arc, rel
+    first, second = reading.on_edge
+    armour = target.card.armour
+    return (first if armour.of(first) <= armour.of(second) else second), rel
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(0, 10**9))
+def test_a_plan_adds_up_as_the_rules_say_TTT_E2_TTT_E3_TTT_E4_TTT_E5_TTT_CV1_TTT_CN1(
+    seed: int,
+) -> None:
+    """Every plan the batch makes holds the numbers the rules give, worked out here from the
+    checked public readings (not the planner's own shortcuts): the side shown by the bearing
+    (TTT-E2), turned to the best armour when the referee turns it (TTT-E3, then that side is
+    hit), the white dice as the card's less every penalty (TTT-E4), the red dice and the PEN
+    needed as armour of the side hit plus Cover (TTT-E5, TTT-CV1, TTT-CN1 as cover)."""
+    state = random_table(seed)
+    options = state.options
+    for shooter_id in sorted(state.tanks):
+        try:
+            planned = plan_engages(state, shooter_id)
+        except RulesError:
+            continue
+        for target, plan in planned:
+            if isinstance(plan, RulesError):
+                continue
+            shooter, side, line = plan.shooter, plan.side, plan.line
+            shown = _side_by_the_text(options, shooter, target, line.hull_down, target.facing)
+            assert (side.shown.side, side.shown.relative) == shown
+            if side.facing is not None:
+                final = _side_by_the_text(options, shooter, target, False, side.facing)
+                assert (side.side, side.reading.relative) == final
+                assert side.side == side.best
+                armour = target.card.armour
+                assert armour.of(side.best) > armour.of(side.shown.side)
+            else:
+                assert side.final is None
+            white = shooter.card.accuracy + sum(m.amount for m in plan.accuracy_mods)
+            assert plan.white_dice == max(0, white)
+            red = shooter.card.penetration + sum(
+                m.amount for m in plan.penetration_mods if m.applies_to == "penetration_dice"
+            )
+            assert plan.red_dice == max(0, red)
+            assert plan.armour == target.card.armour.of(side.side)
+            hidden = line.concealment if options.concealment == "cover" else 0
+            assert plan.threshold == plan.armour + line.cover + hidden
+
+
+def test_lines_of_fire_have_every_field_and_a_screen_list_of_their_own() -> None:
+    """The lines of fire built without ``__init__`` carry every declared field, equal the
+    same values built the ordinary way, and no two share their list of screens."""
+    state = random_table(5)
+    shooter = state.tanks["R01"]
+    sight = Sightlines(state, shooter)
+    lines = [sight.line(t) for t in state.tanks.values()]
+    lines += [read_line(state, shooter, t) for t in state.tanks.values()]
+    for line in lines:
+        assert set(line.__dict__) == {f.name for f in fields(LineOfFire)}
+        assert LineOfFire(**line.__dict__) == line
+    assert len({id(line.smoke_screens) for line in lines}) == len(lines)
+    blank = read_line(state, shooter, shooter)  # a line of no length: every default
+    a = shooter.pos
+    assert blank == LineOfFire(a, a, distance(a, a))
+
+
+def test_answers_share_nothing_a_caller_could_change() -> None:
+    """Answers built from one cached situation are separate: changing one answer's exact
+    fractions (or its morale's) changes no other answer, nor the next one built; each is
+    marked as having every field set, and a copy with an update marks its own set only."""
+    state = random_table(7)
+    clear_caches()
+    shooter_id = next(
+        s for s in sorted(state.tanks) if _answers_or_none(state, s) and len(_answers(state, s)) > 1
+    )
+    first = _answers(state, shooter_id)
+    before = [o.model_dump_json() for o in first]
+    first[0].exact["p_hit"] = "tampered"
+    first[0].morale.exact["p_check"] = "tampered"
+    assert [o.model_dump_json() for o in first[1:]] == before[1:]
+    assert [o.model_dump_json() for o in _answers(state, shooter_id)] == before
+    for odds in first:
+        assert odds.model_fields_set == set(ShotOdds.model_fields)
+        assert odds.morale.model_fields_set == set(MoraleOdds.model_fields)
+    copy = first[1].model_copy(update={"notes": ()})
+    assert copy.model_fields_set == set(ShotOdds.model_fields)
+    assert first[2].model_fields_set is not copy.model_fields_set
+
+
+def _answers(state: TableState, shooter_id: str) -> list[ShotOdds]:
+    return odds_for_shooter(state, shooter_id)
+
+
+def _answers_or_none(state: TableState, shooter_id: str) -> list[ShotOdds] | None:
+    try:
+        return odds_for_shooter(state, shooter_id)
+    except RulesError:
+        return None
+
+
+@pytest.mark.parametrize("dice", [1, 2, 3, 4])
+def test_the_first_red_roll_counts_every_face_combination_TTT_E5_TTT_E6(dice: int) -> None:
+    """TTT-E5/TTT-E6: the first Penetration roll as the star chain starts from it (PEN,
+    blank dice, stars, fewest PEN on a non-blank die) weighs each pool as the count of the
+    ordered face combinations giving it, over sides**dice: every combination enumerated."""
+    red = table_dice(default_cards().rules).red
+    expected: Counter[tuple[int, int, int, int]] = Counter()
+    for faces in product(red, repeat=dice):
+        pens = sum(pen for pen, _ in faces)
+        blanks = sum(1 for pen, _ in faces if pen == 0)
+        stars = sum(star for _, star in faces)
+        low = min((pen for pen, _ in faces if pen > 0), default=0)
+        expected[(pens, blanks, stars, low)] += 1
+    clear_caches()
+    assert dict(_first_roll(red, dice)) == dict(expected)
+    assert sum(expected.values()) == len(red) ** dice
+
+
+@pytest.mark.parametrize("dice", [1, 2, 3, 4, 5])
+def test_hit_odds_count_every_face_combination_TTT_E4(dice: int) -> None:
+    """TTT-E4: P(at least one HIT icon) for the house's white dice, every combination of
+    faces enumerated, with and without the Grizzled reroll of one die (TTT-CR1)."""
+    white = table_dice(default_cards().rules).white
+    combos = list(product(white, repeat=dice))
+    first = Fraction(sum(1 for faces in combos if any(faces)), len(combos))
+    one = Fraction(sum(1 for face in white if face), len(white))
+    clear_caches()
+    assert hit_odds(white, dice, False) == (first, Fraction(0))
+    assert hit_odds(white, dice, True) == (first, (1 - first) * one)
+
+
+def test_a_shooters_batch_leaves_nothing_for_the_garbage_collector() -> None:
+    """The refusals a batch keeps (a target out of sight, say) hold no traceback: with one,
+    the planner's frame and the list of refusals would hold each other, and every line,
+    plan and answer of the shooter would wait for a garbage collection instead of being
+    freed at once (thousands of objects a table's odds)."""
+    state, shooter_id = _shooter_with_a_plan_and_a_refusal()
+    odds_for_shooter(state, shooter_id)  # the caches filled first: they are kept on purpose
+    gc.collect()
+    gc.disable()
+    try:
+        plan_engages(state, shooter_id)
+        odds_for_shooter(state, shooter_id)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def _shooter_with_a_plan_and_a_refusal() -> tuple[TableState, str]:
+    for seed in range(100):
+        state = random_table(seed)
+        for shooter_id in sorted(state.tanks):
+            try:
+                planned = plan_engages(state, shooter_id)
+            except RulesError:
+                continue
+            if {isinstance(plan, RulesError) for _, plan in planned} == {True, False}:
+                return state, shooter_id
+    raise AssertionError("no shooter with both a plan and a refusal")

@@ -462,6 +462,7 @@ class SegmentFan:
         dx = bx - ax
         dz = bz - az
         len2 = dx * dx + dz * dz
+        length = _sqrt(len2)  # the same float for every circle: taken once
         out = []
         circles = self.circles
         for i in range(len(circles)) if which is None else which:
@@ -480,7 +481,7 @@ class SegmentFan:
             elif dot >= len2:
                 d = _hypot(px - bx, pz - bz)
             else:
-                d = abs(wx * dz - wz * dx) / _sqrt(len2)
+                d = abs(wx * dz - wz * dx) / length
             if d <= reach:
                 out.append((i, _hypot(bx - px, bz - pz) <= reach))
         return out

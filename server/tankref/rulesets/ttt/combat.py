@@ -242,11 +242,11 @@ def choose_side(
     options = state.options
     shown = side_hit(options, shooter, target, line.hull_down)
     if line.hull_down:
-        return _side_plan(shown, True)
+        return frozen(SidePlan, {"shown": shown, "hull_down": True, **_NO_TURN})
     best = best_side(target)
     armour = target.card.armour
     if armour.of(best) <= armour.of(shown.side):
-        return _side_plan(shown, False)
+        return frozen(SidePlan, {"shown": shown, "hull_down": False, **_NO_TURN})
     blocked = _turn_blocked(state, target)
     if blocked:
         return _side_plan(shown, False, best, blocked)
@@ -258,6 +258,16 @@ def choose_side(
     final = side_hit(options, shooter, target, False, facing)
     undecided = options.best_armour == "ask" and decision is None
     return _side_plan(shown, False, best, None, facing, final, undecided)
+
+
+# A SidePlan's fields after ``shown`` and ``hull_down`` when no best-armour turn is made.
+_NO_TURN = {
+    "best": None,
+    "blocked": None,
+    "facing": None,
+    "final": None,
+    "undecided": False,
+}
 
 
 def _side_plan(
@@ -466,7 +476,7 @@ def plan_against(
     target: TankState,
     line: LineOfFire,
     side: SidePlan,
-    made: dict[tuple[object, ...], tuple[Modifier, ...]] | None = None,
+    made: dict[tuple[object, ...], _Part] | None = None,
 ) -> EngagePlan:
     """``plan_shot`` with the shooter's part already worked out (``shooter_plan``).
 
@@ -474,31 +484,36 @@ def plan_against(
     they are built from (one shooter's shots often cross the same forest or smoke)."""
     shooter = own.shooter
     if made is None:
-        shot_mods = _shot_penalties(options, target, line)
-        line_mods = _line_modifiers(options, line)
+        shot_mods, white = _accuracy_part(options, target, line)
+        line_mods, red = _penetration_part(options, line)
     else:
+        # Keyed by everything each part is built from (the table's options are the same
+        # for every target of one shooter).
         fast = target.moved == "fast" and target.card.fast_evasion
-        concealed = (line.concealment, line.concealment_why)
-        shot_key = (fast, *concealed, line.smoke, len(line.smoke_screens))
+        shot_key = (
+            fast,
+            line.concealment,
+            line.concealment_why,
+            line.smoke,
+            len(line.smoke_screens),
+        )
         found = made.get(shot_key)
         if found is None:
-            found = made[shot_key] = _shot_penalties(options, target, line)
-        shot_mods = found
-        line_key = (line.cover, line.cover_why, *concealed)
+            found = made[shot_key] = _accuracy_part(options, target, line)
+        shot_mods, white = found
+        line_key = (line.cover, line.cover_why, line.concealment, line.concealment_why)
         found = made.get(line_key)
         if found is None:
-            found = made[line_key] = _line_modifiers(options, line)
-        line_mods = found
-    accuracy_mods = own.accuracy_mods + shot_mods
-    penetration_mods = own.gun_mods + line_mods
-    white = shooter.card.accuracy
-    for m in accuracy_mods:
+            found = made[line_key] = _penetration_part(options, line)
+        line_mods, red = found
+    white += shooter.card.accuracy
+    for m in own.accuracy_mods:
         white += m.amount
-    red = shooter.card.penetration
-    for m in penetration_mods:
+    red += shooter.card.penetration
+    for m in own.gun_mods:
         if m.applies_to == "penetration_dice":
             red += m.amount
-    armour = target.card.armour.of(side.side)
+    armour = target.card.armour.of((side.final or side.shown).side)
     return frozen(
         EngagePlan,
         {
@@ -506,9 +521,9 @@ def plan_against(
             "target": target,
             "line": line,
             "side": side,
-            "accuracy_mods": accuracy_mods,
+            "accuracy_mods": own.accuracy_mods + shot_mods,
             "white_dice": max(0, white),
-            "penetration_mods": penetration_mods,
+            "penetration_mods": own.gun_mods + line_mods,
             "red_dice": max(0, red),
             "armour": armour,
             "threshold": armour + line.cover + concealment_armour(options, line),
@@ -516,6 +531,23 @@ def plan_against(
             "reroll_penetration": own.reroll_penetration,
         },
     )
+
+
+# A part of a shot's modifiers, and what it adds to the dice rolled.
+_Part = tuple[tuple[Modifier, ...], int]
+
+
+def _accuracy_part(options: Options, target: TankState, line: LineOfFire) -> _Part:
+    """The target's and the line's Accuracy penalties, and the white dice they take off."""
+    mods = _shot_penalties(options, target, line)
+    return mods, sum(m.amount for m in mods)
+
+
+def _penetration_part(options: Options, line: LineOfFire) -> _Part:
+    """The line's Penetration modifiers, and what they add to the red dice (Cover on the
+    armour adds none; option literal takes Cover off the dice)."""
+    mods = _line_modifiers(options, line)
+    return mods, sum(m.amount for m in mods if m.applies_to == "penetration_dice")
 
 
 def plan_engage(
@@ -561,7 +593,10 @@ def engage_lines(
             line = sight.line(target)
             check_sight(shooter, target, line)
         except RulesError as err:
-            out.append((target, err))
+            # Kept without its traceback: the traceback holds this frame, whose ``out``
+            # holds the error, a cycle only the garbage collector would free (with every
+            # line and plan of the shooter in it).
+            out.append((target, err.with_traceback(None)))
             continue
         out.append((target, line))
     return shooter, out
@@ -581,7 +616,7 @@ def plan_engages(
         return []
     options = state.options
     own = shooter_plan(options, shooter, declared)
-    made: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
+    made: dict[tuple[object, ...], _Part] = {}
     out: list[tuple[TankState, EngagePlan | RulesError]] = []
     for target, line in lines:
         if isinstance(line, RulesError):

@@ -75,6 +75,13 @@ def table_dice(rules: RulesData) -> TableDice:
 # --- Accuracy (TTT-E4, TTT-CR1) ---------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=64)
+def _die(faces: tuple[object, ...]) -> icepool.Die:
+    """One die of these faces (icepool), built once: building a die costs more than the sums
+    of a few dice drawn from it."""
+    return icepool.Die(list(faces))
+
+
 @functools.lru_cache(maxsize=1024)
 def hit_odds(white: tuple[int, ...], dice: int, reroll: bool) -> tuple[Fraction, Fraction]:
     """(P(the roll hits), P(it misses and the Grizzled reroll of one die hits)).
@@ -83,7 +90,7 @@ def hit_odds(white: tuple[int, ...], dice: int, reroll: bool) -> tuple[Fraction,
     """
     if dice <= 0:
         return ZERO, ZERO  # no dice left: the Engage fails without a roll
-    die = icepool.Die(list(white))
+    die = _die(white)
     first = Fraction((dice @ die).probability(">=", 1))
     again = (ONE - first) * Fraction(die.probability(">=", 1)) if reroll else ZERO
     return first, again
@@ -101,20 +108,32 @@ def _not_exact(why: str) -> RulesError:
     return RulesError("ODDS_NOT_EXACT", "TTT-E6", f"no exact odds for these red dice: {why}")
 
 
+def _add_die(pool: _Pool, face: RedFace) -> _Pool:
+    """One more red die showing ``face`` in a pool (PEN so far, blank dice, stars, the fewest
+    PEN on a non-blank die): the bookkeeping of the first roll, for icepool to weigh."""
+    pens, blanks, stars, low = pool
+    pen, star = face
+    fewest = low if pen == 0 or 0 < low <= pen else pen
+    return (pens + pen, blanks + (pen == 0), stars + star, fewest)
+
+
+@functools.lru_cache(maxsize=256)
+def _red_pool(red: tuple[RedFace, ...], dice: int) -> icepool.Die:
+    """The first Penetration roll of ``dice`` red dice as pools (icepool), one die added to
+    the pool of one fewer: every smaller pool on the way is cached too, so a table's few
+    dice counts cost one chain of additions."""
+    if dice == 0:
+        return icepool.Die([(0, 0, 0, 0)])
+    return icepool.map(_add_die, _red_pool(red, dice - 1), _die(red))
+
+
 @functools.lru_cache(maxsize=256)
 def _first_roll(red: tuple[RedFace, ...], dice: int) -> tuple[tuple[_Pool, int], ...]:
     """The first Penetration roll as pools with integer weights over sides**dice (icepool)."""
-    classes = sorted(Counter(red).items())  # ((PEN, STAR), faces) groups: fewer outcomes
-    die = icepool.Die({i: faces for i, (_, faces) in enumerate(classes)})
-    pools: dict[_Pool, int] = defaultdict(int)
-    for combo, weight in die.pool(dice).expand().items():
-        faces = [classes[i][0] for i in combo]
-        pens = sum(pen for pen, _ in faces)
-        blanks = sum(1 for pen, _ in faces if pen == 0)
-        stars = sum(star for _, star in faces)
-        low = min((pen for pen, _ in faces if pen > 0), default=0)
-        pools[(pens, blanks, stars, low)] += weight
-    return tuple(pools.items())
+    pools = _red_pool(red, dice)
+    scale, rest = divmod(len(red) ** dice, pools.denominator())
+    assert not rest  # icepool's weights are over a divisor of sides**dice
+    return tuple((pool, weight * scale) for pool, weight in pools.items())
 
 
 def _spend_stars(
@@ -235,6 +254,6 @@ def penetration_odds(red: tuple[RedFace, ...], dice: int, needed: int, reroll: b
 
 def clear_dice_caches() -> None:
     """Forget the cached dice sums and the faces read from card data."""
-    for cached in (hit_odds, penetration_odds, _first_chain, _first_roll):
+    for cached in (hit_odds, penetration_odds, _first_chain, _first_roll, _red_pool, _die):
         cached.cache_clear()
     _TABLE_DICE.clear()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, NamedTuple
@@ -40,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.core.errors import RulesError
 from tankref.core.results import Modifier
-from tankref.core.trusted import whole
+from tankref.core.trusted import adopt, whole
 from tankref.rulesets.ttt.actions import GrizzledUse
 from tankref.rulesets.ttt.cards import (
     DamageEffect,
@@ -84,6 +85,7 @@ __all__ = [
     "odds_for_situation",
     "odds_from_plan",
     "penetration_odds",
+    "situation_numbers",
 ]
 
 # --- the answer, in the result vocabulary -----------------------------------------------------
@@ -167,6 +169,12 @@ class ShotOdds(_Frozen):
 
 def _exact(p: Fraction) -> str:
     return f"{p.numerator}/{p.denominator}"
+
+
+def _float(p: Fraction) -> float:
+    """``float(p)``: the same integer true division ``numbers.Rational.__float__`` makes, so
+    the same float, without its generic path (thousands per table's answers, cold)."""
+    return p.numerator / p.denominator
 
 
 # --- the damage card and morale (TTT-E7, TTT-MO1..3, TTT-MR3, TTT-MR5) -------------------------
@@ -406,8 +414,8 @@ def _friends_morale(state: TableState, plan: EngagePlan, n: _Outcome) -> tuple[M
                 checks=not friend.grizzled and bool(triggers),
                 why_not="Grizzled crew: no morale checks (TTT-MO1)" if friend.grizzled else None,
                 triggers=tuple(triggers),
-                p_check=float(check),
-                p_failure=float(check * fail),
+                p_check=_float(check),
+                p_failure=_float(check * fail),
                 exact=_fraction_fields(p_check=check, p_failure=check * fail),
             )
         )
@@ -447,16 +455,15 @@ def _key(plan: EngagePlan, second_hit: bool) -> _Key:
 
 @dataclass(frozen=True)
 class _Answer:
-    """The part of the answer that depends on the situation alone (cached with it)."""
+    """The part of the answer that depends on the situation alone (cached with it): the
+    fields of a ``ShotOdds`` and of its ``MoraleOdds``, every one in declared order, those a
+    shot adds of its own (shooter, target, side, ...) held by a placeholder. A shot copies
+    them (one C call each) and sets its own."""
 
     numbers: _Outcome
-    destroyed: Fraction
     rank: tuple[float, Fraction]  # sorts most likely destroyed first, exactly (see _rank)
-    floats: dict[str, float]  # the probabilities for display
-    exact: dict[str, str]  # the same as fractions "a/b"
-    cards: tuple[CardOdds, ...]
-    deck_left: int
-    morale: dict[str, Any]  # the target's MoraleOdds but its tank_id
+    shot: dict[str, Any]
+    morale: dict[str, Any]
 
 
 @dataclass
@@ -482,7 +489,7 @@ class _Table:
         if found is None:
             if len(self.answers) >= _SITUATIONS:
                 self.answers.clear()
-            found = self.answers[key] = _answer(self.situation(key))
+            found = self.answers[key] = _answer(key, self.situation(key))
         return found
 
 
@@ -509,36 +516,59 @@ _DEFAULT_POLICY = Options().grizzled_reroll
 
 def _rank(destroyed: Fraction) -> tuple[float, Fraction]:
     """Most likely destroyed first: by the float (a fast compare), ties by the exact fraction
-    (``float`` never reverses an order, so this is the fractions' order)."""
-    return (-float(destroyed), -destroyed)
+    (``float`` never reverses an order, so this is the fractions' order).
+
+    Equal chances share one rank object: a sort meeting two of them (many targets a shot
+    cannot destroy, say) sees the same object and goes on to the target id at once, instead
+    of comparing two equal fractions (a Python-level ``__eq__`` with ABC checks)."""
+    # Keyed by the fraction's integers: a Fraction's own hash is a modular power.
+    value = (destroyed.numerator, destroyed.denominator)
+    found = _ranks.get(value)
+    if found is None:
+        if len(_ranks) >= 4096:
+            _ranks.clear()
+        found = _ranks[value] = (-_float(destroyed), -destroyed)
+    return found
+
+
+_ranks: dict[tuple[int, int], tuple[float, Fraction]] = {}
 
 
 @functools.lru_cache(maxsize=1024)
-def _card_shares(deck: DeckKey) -> tuple[tuple[str, int, DamageEffect, bool, Fraction], ...]:
-    """Each card's chance to be the one drawn (TTT-E7): the deck alone decides it."""
+def _card_shares(
+    deck: DeckKey,
+) -> tuple[tuple[str, int, DamageEffect, bool, Fraction, float, str], ...]:
+    """Each card's chance to be the one drawn (TTT-E7), with its float and "a/b": the deck
+    alone decides it."""
     left = _deck_counts(deck).left
-    return tuple(
-        (name, copies, effect, catastrophic, Fraction(copies, left))
-        for (name, copies, effect, catastrophic) in deck
-    )
+    out = []
+    for name, copies, effect, catastrophic in deck:
+        p = Fraction(copies, left)
+        out.append((name, copies, effect, catastrophic, p, _float(p), _exact(p)))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=4096)
 def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
     """The card lines of a shot: the deck and P(penetrated) decide them, not the crews, so
-    situations that differ only in morale share them."""
+    situations that differ only in morale share them. Cards with as many copies left have
+    the same chances: worked out once for each number of copies."""
     out = []
-    for name, copies, effect, catastrophic, p in _card_shares(deck):
-        drawn = p * penetrate
+    drawn: dict[int, tuple[float, str]] = {}
+    for name, copies, effect, catastrophic, p, p_float, p_exact in _card_shares(deck):
+        found = drawn.get(copies)
+        if found is None:
+            both = p * penetrate
+            found = drawn[copies] = (_float(both), _exact(both))
         values = {
             "name": name,
             "effect": effect,
             "catastrophic": catastrophic,
             "left": copies,
-            "p_given_penetration": float(p),
-            "p": float(drawn),
-            "exact_given_penetration": _exact(p),
-            "exact": _exact(drawn),
+            "p_given_penetration": p_float,
+            "p": found[0],
+            "exact_given_penetration": p_exact,
+            "exact": found[1],
         }
         out.append(whole(CardOdds, values))
     return tuple(out)
@@ -549,12 +579,10 @@ _SECOND_TRIGGER = (*_FIRST_TRIGGER, "TTT-MO2 (2) hit by a second enemy tank this
 _GRIZZLED = "Grizzled crew: no morale checks (TTT-MO1)"
 
 
-def _answer(s: _Situation) -> _Answer:
+def _answer(key: _Key, s: _Situation) -> _Answer:
     n = _numbers(s)
-    counts = _deck_counts(s.deck)
     p_given_hit = n.penetrate / n.hit if n.hit else ZERO
     destroyed = n.destroyed
-    cards = _cards(s.deck, n.penetrate)
     probabilities = {
         "p_hit": n.hit,
         "p_penetrate_given_hit": p_given_hit,
@@ -566,23 +594,36 @@ def _answer(s: _Situation) -> _Answer:
     }
     crew = s.morale
     morale = {
+        "tank_id": "",  # the target's, set by each shot
         "checks": crew.checks,
         "why_not": None if crew.checks else _GRIZZLED,  # only Grizzled crews never check
         "triggers": _SECOND_TRIGGER if crew.second_hit else _FIRST_TRIGGER,
-        "p_check": float(n.morale_check),
-        "p_failure": float(n.morale_failure),
+        "p_check": _float(n.morale_check),
+        "p_failure": _float(n.morale_failure),
         "exact": _fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
     }
-    return _Answer(
-        numbers=n,
-        destroyed=destroyed,
-        rank=_rank(destroyed),
-        floats={name: float(p) for name, p in probabilities.items()},
+    white_dice, reroll_accuracy, red_dice, needed, reroll_penetration = key[:5]
+    shot = dict.fromkeys(ShotOdds.model_fields)  # declared order; the shot's own: None
+    shot.update(
+        accuracy_dice=white_dice,
+        penetration_dice=red_dice,
+        needed=needed,
+        reroll_accuracy=reroll_accuracy,
+        reroll_penetration=reroll_penetration,
         exact=_fraction_fields(**probabilities),
-        cards=cards,
-        deck_left=counts.left,
-        morale=morale,
+        cards=_cards(s.deck, n.penetrate),
+        deck_left=_deck_counts(s.deck).left,
     )
+    for name, p in probabilities.items():
+        shot[name] = _float(p)
+    return _Answer(numbers=n, rank=_rank(destroyed), shot=shot, morale=morale)
+
+
+# Every field of a ShotOdds / MoraleOdds, as the fields set of each answer built: one set
+# shared by all (frozen models never add to it; pydantic copies it before a model_copy
+# updates it), as ``whole`` would mark them, without a set built per answer.
+_SHOT_FIELDS = set(ShotOdds.model_fields)
+_MORALE_FIELDS = set(MoraleOdds.model_fields)
 
 
 def _side_notes(plan: EngagePlan) -> tuple[str, ...]:
@@ -628,49 +669,34 @@ def _shot(
 ) -> tuple[ShotOdds, tuple[float, Fraction]]:
     answer = table.answer(_key(plan, second_hit))
     shooter, target, side = plan.shooter, plan.target, plan.side
-    notes = (_MORALE_NOTE, *_side_notes(plan))
+    notes = (_MORALE_NOTE, *_side_notes(plan)) if side.best is not None else (_MORALE_NOTE,)
     if table.reshuffled:
         notes += (_RESHUFFLE_NOTE,)
-    grizzled = shooter.grizzled and not shooter.reroll_used
-    crew = answer.morale
-    morale = whole(MoraleOdds, {"tank_id": target.id, **crew, "exact": dict(crew["exact"])})
-    floats = answer.floats
-    values = {
-        "shooter": shooter.id,
-        "target": target.id,
-        "shooter_card": shooter.card.id,
-        "target_card": target.card.id,
-        "range": None if range_ is None else round(range_, 2),
-        "hit_side": side.side,
-        "hull_down": side.hull_down,
-        "best_armour_turn": side.best if side.facing is not None else None,
-        "accuracy_dice": plan.white_dice,
-        "penetration_dice": plan.red_dice,
-        "armour": plan.armour,
-        "cover": plan.cover,
-        "needed": plan.threshold,
-        "modifiers": plan.accuracy_mods + plan.penetration_mods,
-        "grizzled_policy": table.grizzled_policy if grizzled else None,
-        "reroll_accuracy": plan.reroll_accuracy,
-        "reroll_penetration": plan.reroll_penetration,
-        "p_hit": floats["p_hit"],
-        "p_penetrate_given_hit": floats["p_penetrate_given_hit"],
-        "p_penetrate": floats["p_penetrate"],
-        "p_destroyed": floats["p_destroyed"],
-        "p_destroyed_by_card": floats["p_destroyed_by_card"],
-        "p_bail_out": floats["p_bail_out"],
-        "p_morale_failure": floats["p_morale_failure"],
-        "exact": dict(answer.exact),  # a copy: the cached answer is shared
-        "cards": answer.cards,
-        "deck_left": answer.deck_left,
-        "deck_reshuffled": table.reshuffled,
-        "morale": morale,
-        "friends": None
-        if friends_on is None
-        else _friends_morale(friends_on, plan, answer.numbers),
-        "notes": notes,
-    }
-    return whole(ShotOdds, values), answer.rank
+    morale = answer.morale.copy()
+    morale["tank_id"] = target.id
+    morale["exact"] = morale["exact"].copy()  # a copy: the cached answer is shared
+    values = answer.shot.copy()
+    values["shooter"] = shooter.id
+    values["target"] = target.id
+    values["shooter_card"] = shooter.card.id
+    values["target_card"] = target.card.id
+    values["range"] = None if range_ is None else round(range_, 2)
+    reading = side.final or side.shown
+    values["hit_side"] = reading.side
+    values["hull_down"] = side.hull_down
+    values["best_armour_turn"] = side.best if side.facing is not None else None
+    values["armour"] = plan.armour
+    values["cover"] = plan.line.cover
+    values["modifiers"] = plan.accuracy_mods + plan.penetration_mods
+    if shooter.grizzled and not shooter.reroll_used:
+        values["grizzled_policy"] = table.grizzled_policy
+    values["exact"] = values["exact"].copy()
+    values["deck_reshuffled"] = table.reshuffled
+    values["morale"] = adopt(MoraleOdds, morale, _MORALE_FIELDS)
+    if friends_on is not None:
+        values["friends"] = _friends_morale(friends_on, plan, answer.numbers)
+    values["notes"] = notes
+    return adopt(ShotOdds, values, _SHOT_FIELDS), answer.rank
 
 
 def _second_hit(state: TableState, shooter: TankState, target: TankState) -> bool:
@@ -723,11 +749,13 @@ def odds_for_shooter(
     leaves them out; any other refusal (the shooter may not fire at all) is raised.
     """
     table = _table(state.rules, state.deck.draw_pile, state.options)
+    friends_on = state if friends else None
     ranked: list[tuple[tuple[float, Fraction], str, ShotOdds]] = []
     for target, plan in plan_engages(state, shooter_id, declared):
         if isinstance(plan, RulesError):
             continue  # out of sight, or outside a jammed turret's arc
-        odds, rank = _odds(state, table, plan, friends)
+        second = _second_hit(state, plan.shooter, target)
+        odds, rank = _shot(plan, table, second, plan.line.range, friends_on)
         ranked.append((rank, target.id, odds))
     ranked.sort(key=lambda item: (item[0], item[1]))
     return [odds for _, _, odds in ranked]
@@ -847,10 +875,22 @@ def _brief(shot: _ShotKey, counts: _DeckCounts, crew: _MoraleKey) -> dict[str, f
     w = _weights(counts, crew)
     destroyed = w.destroyed_by_card.of(hit, penetrate) + w.bail_out.of(hit, penetrate)
     return {
-        "p_hit": round(float(hit), 4),
-        "p_penetrate": round(float(penetrate), 4),
-        "p_destroyed": round(float(destroyed), 4),
+        "p_hit": round(_float(hit), 4),
+        "p_penetrate": round(_float(penetrate), 4),
+        "p_destroyed": round(_float(destroyed), 4),
     }
+
+
+def situation_numbers(state: TableState, plans: Iterable[EngagePlan]) -> int:
+    """The exact probabilities of every distinct situation among ``plans`` (hit, penetration,
+    destruction, morale: what every answer is made from), and how many there are. No answer
+    is built: after ``clear_caches`` this is the probability work alone, for benchmarks (the
+    part of the odds no way of building the answers can skip)."""
+    table = _table(state.rules, state.deck.draw_pile, state.options)
+    keys = {_key(plan, _second_hit(state, plan.shooter, plan.target)) for plan in plans}
+    for key in keys:
+        _numbers(table.situation(key))
+    return len(keys)
 
 
 def clear_caches() -> None:
@@ -867,6 +907,7 @@ def clear_caches() -> None:
     ):
         cached.cache_clear()
     _answers.clear()
+    _ranks.clear()
     clear_dice_caches()
 
 

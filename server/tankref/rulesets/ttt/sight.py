@@ -63,6 +63,29 @@ class LineOfFire:
     hull_down_why: str = ""
 
 
+def _new_line(a: Point, b: Point) -> LineOfFire:
+    """``LineOfFire(a, b, distance(a, b))``, built as ``core.trusted.frozen`` builds a plan:
+    every field given, without the generated ``__init__`` (one per pair of a table's odds)."""
+    return frozen(
+        LineOfFire,
+        {
+            "shooter": a,
+            "target": b,
+            "range": distance(a, b),
+            "visible": True,
+            "blocked_by": None,
+            "concealment": 0,
+            "concealment_why": "",
+            "cover": 0,
+            "cover_why": "",
+            "smoke": 0,
+            "smoke_screens": [],
+            "hull_down": False,
+            "hull_down_why": "",
+        },
+    )
+
+
 # Where a table has this many pieces (or screens) or more, a line of fire looks only at those
 # near it (``SegmentIndex``): its cost follows the pieces on the line, not the table's size.
 INDEXED = 8
@@ -132,7 +155,7 @@ def smoke_on_line(
 
 def read_line(state: TableState, shooter: TankState, target: TankState) -> LineOfFire:
     a, b = shooter.pos, target.pos
-    line = LineOfFire(a, b, distance(a, b))
+    line = _new_line(a, b)
     terrain = state.terrain
     for piece in _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b):
         shape = piece.shape
@@ -212,7 +235,7 @@ class Sightlines:
 
     def line(self, target: TankState) -> LineOfFire:
         a, b = self.a, target.pos
-        line = LineOfFire(a, b, distance(a, b))
+        line = _new_line(a, b)
         pieces, fan = self.pieces, self.fan
         which = None
         if len(pieces) > FAN_SCAN:  # the index's candidates (a superset, in table order)
@@ -227,16 +250,17 @@ class Sightlines:
         if self.screens is None:
             line.smoke, line.smoke_screens = smoke_on_line(self.state.smoke, a, b, self.stacking)
         elif self.screens:
-            found = []
+            found: list[tuple[int, int]] = []
+            total = strongest = 0  # smoke_on_line's sum and max, kept as the screens are read
             for screen, dist in zip(self.screens, fan.distances(b), strict=True):
                 strength = smoke_strength_at(screen, dist)
                 if strength:
+                    strongest = max(strongest, strength) if found else strength
+                    total += strength
                     found.append((screen.id, strength))
             if found:
                 line.smoke_screens = found
-                line.smoke = (
-                    sum(s for _, s in found) if self.stacking == "add" else max(s for _, s in found)
-                )
+                line.smoke = total if self.stacking == "add" else strongest
         return line
 
 
@@ -256,13 +280,15 @@ def side_hit(
 ) -> SideReading:
     """TTT-E2: the side the shot strikes, by the shooter's bearing from the target's facing
     (``facing``: as if the target faced that way instead, for a turn not yet made)."""
-    rel = relative_bearing(target.facing if facing is None else facing, target.pos, shooter.pos)
+    rel = relative_bearing(
+        target.facing if facing is None else facing, (target.x, target.z), (shooter.x, shooter.z)
+    )
     if hull_down:
         return _reading("turret", rel)
     # The table's options were checked when set: the arc is read without arc_of's checks.
     arc, edge = arc_at(signed_angle(rel), options.front_arc, options.rear_arc)
     if edge is None:
-        return _reading(arc, rel)
+        return frozen(SideReading, {"side": arc, "relative": rel, "note": None})
     first, second = edge
     armour = target.card.armour
     weaker: Side = first if armour.of(first) <= armour.of(second) else second
