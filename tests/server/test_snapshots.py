@@ -170,8 +170,15 @@ def _copy(db: Path, folder: Path) -> Path:
     return target
 
 
-def _reopens_from_the_older_snapshot(db: Path, table_id: str, standing: dict[str, Any]) -> None:
-    """Restarted again, the table re-opens from the snapshot before the newest, the same."""
+def _whole_then_reopens_from_the_older_snapshot(
+    restarted: Referee, table_id: str, db: Path
+) -> None:
+    """The table taken back is the whole log's replay; restarted again, it re-opens from
+    the snapshot before the newest, the same (the take-back reaches before the newest)."""
+    host = restarted.host(table_id)
+    standing = _standing(restarted, host)
+    assert _whole_replay(restarted, table_id) == _of_whole(standing, host)
+    restarted.store.close()
     again = Referee(EventStore(db))
     try:
         host = again.host(table_id)
@@ -338,11 +345,7 @@ def test_an_undo_reaching_before_the_snapshot_replays_the_whole_log_first(
         host = restarted.host(table_id)
         assert host.timeline.floor == 0  # the whole log was replayed for it
         assert host.timeline.cancelled == {2 * SNAPSHOT_EVERY: 2 * SNAPSHOT_EVERY + 1}
-        standing = _standing(restarted, host)
-        assert _whole_replay(restarted, table_id) == _of_whole(standing, host)
-        restarted.store.close()
-        # The undo reaches back: re-opened from the snapshot before.
-        _reopens_from_the_older_snapshot(tmp_path / "copy.sqlite3", table_id, standing)
+        _whole_then_reopens_from_the_older_snapshot(restarted, table_id, tmp_path / "copy.sqlite3")
     finally:
         live.store.close()
 
@@ -367,12 +370,7 @@ def test_a_void_reaching_before_the_snapshot_replays_the_whole_log_first(
         assert host.timeline.cancelled[shot] == shot + 2
         assert host.line_of_fire == live.host(table_id).line_of_fire
         assert host.line_of_fire is None or host.line_of_fire.seq != shot
-        standing = _standing(restarted, host)
-        assert _whole_replay(restarted, table_id) == _of_whole(standing, host)
-        restarted.store.close()
-        # After another restart the events after the newest snapshot (the void asks) reach
-        # back before it: the table is re-opened from the snapshot before, the same.
-        _reopens_from_the_older_snapshot(tmp_path / "copy.sqlite3", table_id, standing)
+        _whole_then_reopens_from_the_older_snapshot(restarted, table_id, tmp_path / "copy.sqlite3")
     finally:
         live.store.close()
 
