@@ -441,19 +441,29 @@ class ShooterPlan:
     gun_mods: tuple[Modifier, ...]  # Gun Damaged (TTT-E7)
     reroll_accuracy: bool
     reroll_penetration: bool
+    white: int  # the card's Accuracy with the shooter's own penalties (before the target's)
+    red: int  # the card's Penetration with Gun Damaged (before the line's modifiers)
 
 
 def shooter_plan(
     options: Options, shooter: TankState, declared: GrizzledUse | None = None
 ) -> ShooterPlan:
+    accuracy_mods = _shooter_penalties(shooter)
+    gun_mods = _gun_modifiers(shooter)
+    card = shooter.card
+    white = card.accuracy + sum(m.amount for m in accuracy_mods)
+    red = card.penetration
+    red += sum(m.amount for m in gun_mods if m.applies_to == "penetration_dice")
     return frozen(
         ShooterPlan,
         {
             "shooter": shooter,
-            "accuracy_mods": _shooter_penalties(shooter),
-            "gun_mods": _gun_modifiers(shooter),
+            "accuracy_mods": accuracy_mods,
+            "gun_mods": gun_mods,
             "reroll_accuracy": reroll_allowed(options, shooter, "accuracy", declared),
             "reroll_penetration": reroll_allowed(options, shooter, "penetration", declared),
+            "white": white,
+            "red": red,
         },
     )
 
@@ -482,14 +492,14 @@ def plan_against(
 
     ``made``: the modifiers already built for other targets of this shooter, by everything
     they are built from (one shooter's shots often cross the same forest or smoke)."""
-    shooter = own.shooter
+    card = target.card
     if made is None:
         shot_mods, white = _accuracy_part(options, target, line)
         line_mods, red = _penetration_part(options, line)
     else:
         # Keyed by everything each part is built from (the table's options are the same
         # for every target of one shooter).
-        fast = target.moved == "fast" and target.card.fast_evasion
+        fast = target.moved == "fast" and card.fast_evasion
         shot_key = (
             fast,
             line.concealment,
@@ -506,18 +516,14 @@ def plan_against(
         if found is None:
             found = made[line_key] = _penetration_part(options, line)
         line_mods, red = found
-    white += shooter.card.accuracy
-    for m in own.accuracy_mods:
-        white += m.amount
-    red += shooter.card.penetration
-    for m in own.gun_mods:
-        if m.applies_to == "penetration_dice":
-            red += m.amount
-    armour = target.card.armour.of((side.final or side.shown).side)
+    white += own.white
+    red += own.red
+    armour = card.armour.of((side.final or side.shown).side)
+    cover = line.cover
     return frozen(
         EngagePlan,
         {
-            "shooter": shooter,
+            "shooter": own.shooter,
             "target": target,
             "line": line,
             "side": side,
@@ -526,7 +532,7 @@ def plan_against(
             "penetration_mods": own.gun_mods + line_mods,
             "red_dice": max(0, red),
             "armour": armour,
-            "threshold": armour + line.cover + concealment_armour(options, line),
+            "threshold": armour + cover + concealment_armour(options, line),
             "reroll_accuracy": own.reroll_accuracy,
             "reroll_penetration": own.reroll_penetration,
         },
