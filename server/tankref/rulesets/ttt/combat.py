@@ -23,6 +23,7 @@ from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
     ACCURACY_DIE,
+    Armour,
     HIT,
     PEN,
     PENETRATION_DIE,
@@ -139,6 +140,29 @@ def best_side(target: TankState) -> Side:
     return "side" if side >= rear else "rear"
 
 
+# A card's armour by side, and its best side: the same numbers for every shot at a tank of
+# that card (armour.of is a getattr on a pydantic model, read for every pair of a table's
+# odds). Keyed by the Armour's id, the Armour kept in the entry, so that an id reused by a
+# later object is never taken for it.
+_armours: dict[int, tuple[Armour, dict[Side, int], Side]] = {}
+_ARMOURS = 256
+_SIDES: tuple[Side, ...] = ("front", "side", "rear", "turret")
+
+
+def _armour_by_side(target: TankState) -> tuple[dict[Side, int], Side]:
+    """The target's armour of each side (``armour.of``) and its ``best_side``."""
+    armour = target.card.armour
+    found = _armours.get(id(armour))
+    if found is not None and found[0] is armour:
+        return found[1], found[2]
+    if len(_armours) >= _ARMOURS:
+        _armours.clear()
+    values = {side: armour.of(side) for side in _SIDES}
+    best = best_side(target)
+    _armours[id(armour)] = (armour, values, best)
+    return values, best
+
+
 def facing_to_present(side: Side, target: TankState, shooter: TankState) -> float:
     """The facing that points ``side`` of the target straight at the shooter (TTT-E3)."""
     toward = bearing(target.pos, shooter.pos)
@@ -243,9 +267,8 @@ def choose_side(
     shown = side_hit(options, shooter, target, line.hull_down)
     if line.hull_down:
         return frozen(SidePlan, {"shown": shown, "hull_down": True, **_NO_TURN})
-    best = best_side(target)
-    armour = target.card.armour
-    if armour.of(best) <= armour.of(shown.side):
+    armour, best = _armour_by_side(target)
+    if armour[best] <= armour[shown.side]:
         return frozen(SidePlan, {"shown": shown, "hull_down": False, **_NO_TURN})
     blocked = _turn_blocked(state, target)
     if blocked:
