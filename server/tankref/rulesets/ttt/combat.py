@@ -509,19 +509,20 @@ def plan_against(
     target: TankState,
     line: LineOfFire,
     side: SidePlan,
-    made: dict[tuple[object, ...], _Part] | None = None,
+    made: dict[tuple[object, ...], _Whole] | None = None,
 ) -> EngagePlan:
     """``plan_shot`` with the shooter's part already worked out (``shooter_plan``).
 
-    ``made``: the modifiers already built for other targets of this shooter, by everything
-    they are built from (one shooter's shots often cross the same forest or smoke)."""
+    ``made``: the shooter's modifiers joined with those already built for its other
+    targets, by everything they are built from (one shooter's shots often cross the same
+    forest or smoke)."""
     card = target.card
     if made is None:
-        shot_mods, white = _accuracy_part(options, target, line)
-        line_mods, red = _penetration_part(options, line)
+        accuracy = _accuracy_whole(options, own, target, line)
+        penetration = _penetration_whole(options, own, line)
     else:
-        # Keyed by everything each part is built from (the table's options are the same
-        # for every target of one shooter).
+        # Keyed by everything each part is built from (the table's options and the shooter
+        # are the same for every target of one shooter). The two keys differ in length.
         fast = target.moved == "fast" and card.fast_evasion
         shot_key = (
             fast,
@@ -532,17 +533,14 @@ def plan_against(
         )
         found = made.get(shot_key)
         if found is None:
-            found = made[shot_key] = _accuracy_part(options, target, line)
-        shot_mods, white = found
+            found = made[shot_key] = _accuracy_whole(options, own, target, line)
+        accuracy = found
         line_key = (line.cover, line.cover_why, line.concealment, line.concealment_why)
         found = made.get(line_key)
         if found is None:
-            found = made[line_key] = _penetration_part(options, line)
-        line_mods, red = found
-    white += own.white
-    red += own.red
+            found = made[line_key] = _penetration_whole(options, own, line)
+        penetration = found
     armour = card.armour.of((side.final or side.shown).side)
-    cover = line.cover
     return frozen(
         EngagePlan,
         {
@@ -550,15 +548,36 @@ def plan_against(
             "target": target,
             "line": line,
             "side": side,
-            "accuracy_mods": own.accuracy_mods + shot_mods,
-            "white_dice": max(0, white),
-            "penetration_mods": own.gun_mods + line_mods,
-            "red_dice": max(0, red),
+            "accuracy_mods": accuracy[0],
+            "white_dice": accuracy[1],
+            "penetration_mods": penetration[0],
+            "red_dice": penetration[1],
             "armour": armour,
-            "threshold": armour + cover + concealment_armour(options, line),
+            "threshold": armour + penetration[2],
             "reroll_accuracy": own.reroll_accuracy,
             "reroll_penetration": own.reroll_penetration,
         },
+    )
+
+
+# One stage's modifiers, the shooter's and the shot's, with the dice rolled and what is added
+# to the armour for the PEN needed (Cover and, option cover, concealment; 0 for Accuracy).
+_Whole = tuple[tuple[Modifier, ...], int, int]
+
+
+def _accuracy_whole(
+    options: Options, own: ShooterPlan, target: TankState, line: LineOfFire
+) -> _Whole:
+    mods, white = _accuracy_part(options, target, line)
+    return own.accuracy_mods + mods, max(0, own.white + white), 0
+
+
+def _penetration_whole(options: Options, own: ShooterPlan, line: LineOfFire) -> _Whole:
+    mods, red = _penetration_part(options, line)
+    return (
+        own.gun_mods + mods,
+        max(0, own.red + red),
+        line.cover + concealment_armour(options, line),
     )
 
 
@@ -645,7 +664,7 @@ def plan_engages(
         return []
     options = state.options
     own = shooter_plan(options, shooter, declared)
-    made: dict[tuple[object, ...], _Part] = {}
+    made: dict[tuple[object, ...], _Whole] = {}
     out: list[tuple[TankState, EngagePlan | RulesError]] = []
     for target, line in lines:
         if isinstance(line, RulesError):
