@@ -628,8 +628,9 @@ def engage_lines(
     ``check_engage`` would raise it (none when no enemy is on the table: then no shooter)."""
     tank = get_tank(state, tank_id)
     player = tank.player
-    enemies = [t for t in sorted(state.tanks.values(), key=_by_id) if t.player != player]
-    enemies = [t for t in enemies if t.on_board]
+    # Filtered first, then sorted: the same list (ids are unique), a fraction of the sort.
+    enemies = [t for t in state.tanks.values() if t.player != player and t.on_board]
+    enemies.sort(key=_by_id)
     if not enemies:
         return None, []
     shooter = check_shooter(state, tank_id)

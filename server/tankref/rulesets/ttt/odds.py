@@ -668,6 +668,8 @@ def _shooter_fields(shooter: TankState, table: _Table) -> dict[str, Any]:
         "shooter": shooter.id,
         "shooter_card": shooter.card.id,
         "deck_reshuffled": table.reshuffled,
+        # A shot's notes unless its target has a best armour to speak of (``_shot``).
+        "notes": (_MORALE_NOTE, _RESHUFFLE_NOTE) if table.reshuffled else (_MORALE_NOTE,),
     }
     if shooter.grizzled and not shooter.reroll_used:
         fields["grizzled_policy"] = table.grizzled_policy
@@ -685,9 +687,6 @@ def _shot(
     """The answer for ``plan``; ``mine``: its shooter's fields (``_shooter_fields``)."""
     answer = table.answer(_key(plan, second_hit))
     target, side = plan.target, plan.side
-    notes = (_MORALE_NOTE, *_side_notes(plan)) if side.best is not None else (_MORALE_NOTE,)
-    if table.reshuffled:
-        notes += (_RESHUFFLE_NOTE,)
     target_id = target.id
     morale = answer.morale.copy()
     morale["tank_id"] = target_id
@@ -708,7 +707,9 @@ def _shot(
     values["morale"] = adopt(MoraleOdds, morale, _MORALE_FIELDS)
     if friends_on is not None:
         values["friends"] = _friends_morale(friends_on, plan, answer.numbers)
-    values["notes"] = notes
+    if side.best is not None:
+        notes = (_MORALE_NOTE, *_side_notes(plan))
+        values["notes"] = (*notes, _RESHUFFLE_NOTE) if table.reshuffled else notes
     return adopt(ShotOdds, values, _SHOT_FIELDS), answer.rank
 
 
