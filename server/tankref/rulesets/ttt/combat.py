@@ -23,11 +23,11 @@ from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
     ACCURACY_DIE,
-    Armour,
     HIT,
     PEN,
     PENETRATION_DIE,
     STAR,
+    Armour,
     Side,
 )
 from tankref.rulesets.ttt.damage import apply_damage, draw_damage_card

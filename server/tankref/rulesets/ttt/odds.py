@@ -657,7 +657,9 @@ def odds_from_plan(
     ``friends_on``: the table whose friends of the target should be given their morale odds.
     """
     table = _table(rules, pile, options)
-    return _shot(plan, table, _shooter_fields(plan.shooter, table), second_hit, range_, friends_on)[0]
+    return _shot(plan, table, _shooter_fields(plan.shooter, table), second_hit, range_, friends_on)[
+        0
+    ]
 
 
 def _shooter_fields(shooter: TankState, table: _Table) -> dict[str, Any]:
