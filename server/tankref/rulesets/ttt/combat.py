@@ -27,6 +27,7 @@ from tankref.rulesets.ttt.cards import (
     PEN,
     PENETRATION_DIE,
     STAR,
+    Armour,
     Side,
 )
 from tankref.rulesets.ttt.damage import apply_damage, draw_damage_card
@@ -139,6 +140,29 @@ def best_side(target: TankState) -> Side:
     return "side" if side >= rear else "rear"
 
 
+# A card's armour by side, and its best side: the same numbers for every shot at a tank of
+# that card (armour.of is a getattr on a pydantic model, read for every pair of a table's
+# odds). Keyed by the Armour's id, the Armour kept in the entry, so that an id reused by a
+# later object is never taken for it.
+_armours: dict[int, tuple[Armour, dict[Side, int], Side]] = {}
+_ARMOURS = 256
+_SIDES: tuple[Side, ...] = ("front", "side", "rear", "turret")
+
+
+def _armour_by_side(target: TankState) -> tuple[dict[Side, int], Side]:
+    """The target's armour of each side (``armour.of``) and its ``best_side``."""
+    armour = target.card.armour
+    found = _armours.get(id(armour))
+    if found is not None and found[0] is armour:
+        return found[1], found[2]
+    if len(_armours) >= _ARMOURS:
+        _armours.clear()
+    values = {side: armour.of(side) for side in _SIDES}
+    best = best_side(target)
+    _armours[id(armour)] = (armour, values, best)
+    return values, best
+
+
 def facing_to_present(side: Side, target: TankState, shooter: TankState) -> float:
     """The facing that points ``side`` of the target straight at the shooter (TTT-E3)."""
     toward = bearing(target.pos, shooter.pos)
@@ -243,9 +267,8 @@ def choose_side(
     shown = side_hit(options, shooter, target, line.hull_down)
     if line.hull_down:
         return frozen(SidePlan, {"shown": shown, "hull_down": True, **_NO_TURN})
-    best = best_side(target)
-    armour = target.card.armour
-    if armour.of(best) <= armour.of(shown.side):
+    armour, best = _armour_by_side(target)
+    if armour[best] <= armour[shown.side]:
         return frozen(SidePlan, {"shown": shown, "hull_down": False, **_NO_TURN})
     blocked = _turn_blocked(state, target)
     if blocked:
@@ -441,19 +464,29 @@ class ShooterPlan:
     gun_mods: tuple[Modifier, ...]  # Gun Damaged (TTT-E7)
     reroll_accuracy: bool
     reroll_penetration: bool
+    white: int  # the card's Accuracy with the shooter's own penalties (before the target's)
+    red: int  # the card's Penetration with Gun Damaged (before the line's modifiers)
 
 
 def shooter_plan(
     options: Options, shooter: TankState, declared: GrizzledUse | None = None
 ) -> ShooterPlan:
+    accuracy_mods = _shooter_penalties(shooter)
+    gun_mods = _gun_modifiers(shooter)
+    card = shooter.card
+    white = card.accuracy + sum(m.amount for m in accuracy_mods)
+    red = card.penetration
+    red += sum(m.amount for m in gun_mods if m.applies_to == "penetration_dice")
     return frozen(
         ShooterPlan,
         {
             "shooter": shooter,
-            "accuracy_mods": _shooter_penalties(shooter),
-            "gun_mods": _gun_modifiers(shooter),
+            "accuracy_mods": accuracy_mods,
+            "gun_mods": gun_mods,
             "reroll_accuracy": reroll_allowed(options, shooter, "accuracy", declared),
             "reroll_penetration": reroll_allowed(options, shooter, "penetration", declared),
+            "white": white,
+            "red": red,
         },
     )
 
@@ -476,20 +509,21 @@ def plan_against(
     target: TankState,
     line: LineOfFire,
     side: SidePlan,
-    made: dict[tuple[object, ...], _Part] | None = None,
+    made: dict[tuple[object, ...], _Whole] | None = None,
 ) -> EngagePlan:
     """``plan_shot`` with the shooter's part already worked out (``shooter_plan``).
 
-    ``made``: the modifiers already built for other targets of this shooter, by everything
-    they are built from (one shooter's shots often cross the same forest or smoke)."""
-    shooter = own.shooter
+    ``made``: the shooter's modifiers joined with those already built for its other
+    targets, by everything they are built from (one shooter's shots often cross the same
+    forest or smoke)."""
+    card = target.card
     if made is None:
-        shot_mods, white = _accuracy_part(options, target, line)
-        line_mods, red = _penetration_part(options, line)
+        accuracy = _accuracy_whole(options, own, target, line)
+        penetration = _penetration_whole(options, own, line)
     else:
-        # Keyed by everything each part is built from (the table's options are the same
-        # for every target of one shooter).
-        fast = target.moved == "fast" and target.card.fast_evasion
+        # Keyed by everything each part is built from (the table's options and the shooter
+        # are the same for every target of one shooter). The two keys differ in length.
+        fast = target.moved == "fast" and card.fast_evasion
         shot_key = (
             fast,
             line.concealment,
@@ -499,37 +533,51 @@ def plan_against(
         )
         found = made.get(shot_key)
         if found is None:
-            found = made[shot_key] = _accuracy_part(options, target, line)
-        shot_mods, white = found
+            found = made[shot_key] = _accuracy_whole(options, own, target, line)
+        accuracy = found
         line_key = (line.cover, line.cover_why, line.concealment, line.concealment_why)
         found = made.get(line_key)
         if found is None:
-            found = made[line_key] = _penetration_part(options, line)
-        line_mods, red = found
-    white += shooter.card.accuracy
-    for m in own.accuracy_mods:
-        white += m.amount
-    red += shooter.card.penetration
-    for m in own.gun_mods:
-        if m.applies_to == "penetration_dice":
-            red += m.amount
-    armour = target.card.armour.of((side.final or side.shown).side)
+            found = made[line_key] = _penetration_whole(options, own, line)
+        penetration = found
+    armour = card.armour.of((side.final or side.shown).side)
     return frozen(
         EngagePlan,
         {
-            "shooter": shooter,
+            "shooter": own.shooter,
             "target": target,
             "line": line,
             "side": side,
-            "accuracy_mods": own.accuracy_mods + shot_mods,
-            "white_dice": max(0, white),
-            "penetration_mods": own.gun_mods + line_mods,
-            "red_dice": max(0, red),
+            "accuracy_mods": accuracy[0],
+            "white_dice": accuracy[1],
+            "penetration_mods": penetration[0],
+            "red_dice": penetration[1],
             "armour": armour,
-            "threshold": armour + line.cover + concealment_armour(options, line),
+            "threshold": armour + penetration[2],
             "reroll_accuracy": own.reroll_accuracy,
             "reroll_penetration": own.reroll_penetration,
         },
+    )
+
+
+# One stage's modifiers, the shooter's and the shot's, with the dice rolled and what is added
+# to the armour for the PEN needed (Cover and, option cover, concealment; 0 for Accuracy).
+_Whole = tuple[tuple[Modifier, ...], int, int]
+
+
+def _accuracy_whole(
+    options: Options, own: ShooterPlan, target: TankState, line: LineOfFire
+) -> _Whole:
+    mods, white = _accuracy_part(options, target, line)
+    return own.accuracy_mods + mods, max(0, own.white + white), 0
+
+
+def _penetration_whole(options: Options, own: ShooterPlan, line: LineOfFire) -> _Whole:
+    mods, red = _penetration_part(options, line)
+    return (
+        own.gun_mods + mods,
+        max(0, own.red + red),
+        line.cover + concealment_armour(options, line),
     )
 
 
@@ -580,8 +628,9 @@ def engage_lines(
     ``check_engage`` would raise it (none when no enemy is on the table: then no shooter)."""
     tank = get_tank(state, tank_id)
     player = tank.player
-    enemies = [t for t in sorted(state.tanks.values(), key=_by_id) if t.player != player]
-    enemies = [t for t in enemies if t.on_board]
+    # Filtered first, then sorted: the same list (ids are unique), a fraction of the sort.
+    enemies = [t for t in state.tanks.values() if t.player != player and t.on_board]
+    enemies.sort(key=_by_id)
     if not enemies:
         return None, []
     shooter = check_shooter(state, tank_id)
@@ -616,7 +665,7 @@ def plan_engages(
         return []
     options = state.options
     own = shooter_plan(options, shooter, declared)
-    made: dict[tuple[object, ...], _Part] = {}
+    made: dict[tuple[object, ...], _Whole] = {}
     out: list[tuple[TankState, EngagePlan | RulesError]] = []
     for target, line in lines:
         if isinstance(line, RulesError):

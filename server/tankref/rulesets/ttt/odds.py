@@ -657,28 +657,45 @@ def odds_from_plan(
     ``friends_on``: the table whose friends of the target should be given their morale odds.
     """
     table = _table(rules, pile, options)
-    return _shot(plan, table, second_hit, range_, friends_on)[0]
+    return _shot(plan, table, _shooter_fields(plan.shooter, table), second_hit, range_, friends_on)[
+        0
+    ]
+
+
+def _shooter_fields(shooter: TankState, table: _Table) -> dict[str, Any]:
+    """The fields of a ``ShotOdds`` that are the same for every target of ``shooter`` on
+    ``table``: read once per shooter (a tank's fields are pydantic attribute reads, slower
+    than a plain object's), set on each answer by one ``dict.update``."""
+    fields: dict[str, Any] = {
+        "shooter": shooter.id,
+        "shooter_card": shooter.card.id,
+        "deck_reshuffled": table.reshuffled,
+        # A shot's notes unless its target has a best armour to speak of (``_shot``).
+        "notes": (_MORALE_NOTE, _RESHUFFLE_NOTE) if table.reshuffled else (_MORALE_NOTE,),
+    }
+    if shooter.grizzled and not shooter.reroll_used:
+        fields["grizzled_policy"] = table.grizzled_policy
+    return fields
 
 
 def _shot(
     plan: EngagePlan,
     table: _Table,
+    mine: dict[str, Any],
     second_hit: bool,
     range_: float | None,
     friends_on: TableState | None,
 ) -> tuple[ShotOdds, tuple[float, Fraction]]:
+    """The answer for ``plan``; ``mine``: its shooter's fields (``_shooter_fields``)."""
     answer = table.answer(_key(plan, second_hit))
-    shooter, target, side = plan.shooter, plan.target, plan.side
-    notes = (_MORALE_NOTE, *_side_notes(plan)) if side.best is not None else (_MORALE_NOTE,)
-    if table.reshuffled:
-        notes += (_RESHUFFLE_NOTE,)
+    target, side = plan.target, plan.side
+    target_id = target.id
     morale = answer.morale.copy()
-    morale["tank_id"] = target.id
+    morale["tank_id"] = target_id
     morale["exact"] = morale["exact"].copy()  # a copy: the cached answer is shared
     values = answer.shot.copy()
-    values["shooter"] = shooter.id
-    values["target"] = target.id
-    values["shooter_card"] = shooter.card.id
+    values.update(mine)  # every key is already in the template: the declared order stays
+    values["target"] = target_id
     values["target_card"] = target.card.id
     values["range"] = None if range_ is None else round(range_, 2)
     reading = side.final or side.shown
@@ -688,14 +705,13 @@ def _shot(
     values["armour"] = plan.armour
     values["cover"] = plan.line.cover
     values["modifiers"] = plan.accuracy_mods + plan.penetration_mods
-    if shooter.grizzled and not shooter.reroll_used:
-        values["grizzled_policy"] = table.grizzled_policy
     values["exact"] = values["exact"].copy()
-    values["deck_reshuffled"] = table.reshuffled
     values["morale"] = adopt(MoraleOdds, morale, _MORALE_FIELDS)
     if friends_on is not None:
         values["friends"] = _friends_morale(friends_on, plan, answer.numbers)
-    values["notes"] = notes
+    if side.best is not None:
+        notes = (_MORALE_NOTE, *_side_notes(plan))
+        values["notes"] = (*notes, _RESHUFFLE_NOTE) if table.reshuffled else notes
     return adopt(ShotOdds, values, _SHOT_FIELDS), answer.rank
 
 
@@ -729,6 +745,7 @@ def _odds(
     return _shot(
         plan,
         table,
+        _shooter_fields(plan.shooter, table),
         _second_hit(state, plan.shooter, plan.target),
         plan.line.range,
         state if friends else None,
@@ -751,13 +768,17 @@ def odds_for_shooter(
     table = _table(state.rules, state.deck.draw_pile, state.options)
     friends_on = state if friends else None
     ranked: list[tuple[tuple[float, Fraction], str, ShotOdds]] = []
+    mine: dict[str, Any] | None = None
     for target, plan in plan_engages(state, shooter_id, declared):
         if isinstance(plan, RulesError):
             continue  # out of sight, or outside a jammed turret's arc
+        if mine is None:
+            mine = _shooter_fields(plan.shooter, table)
         second = _second_hit(state, plan.shooter, target)
-        odds, rank = _shot(plan, table, second, plan.line.range, friends_on)
+        odds, rank = _shot(plan, table, mine, second, plan.line.range, friends_on)
         ranked.append((rank, target.id, odds))
-    ranked.sort(key=lambda item: (item[0], item[1]))
+    # By rank, ties by target id; ids are unique, so two answers are never compared.
+    ranked.sort()
     return [odds for _, _, odds in ranked]
 
 
