@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
 from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
-from tankref.core.trusted import adopt, built, copied
+from tankref.core.trusted import adopt, built, copied, whole
 
 
 def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
@@ -59,7 +59,6 @@ def find_unit(
 # The models a context builds with every field given (``core.trusted.adopt``, declared order):
 # all of a model's fields are then "set", as building it with keywords marks them.
 _RULING_FIELDS = frozenset(RulingNote.model_fields)
-_MODIFIER_FIELDS = frozenset(Modifier.model_fields)
 _EVENT_FIELDS = frozenset(Event.model_fields)
 _CHANGE_FIELDS = frozenset(TankChange.model_fields)
 
@@ -112,6 +111,23 @@ class Adjudication(Generic[S]):
 
     state: S
     result: Result
+
+
+def computed_modifier(
+    clause: str, label: str, amount: int, applies_to: ModifierTarget, ruling: str | None = None
+) -> Modifier:
+    """``Modifier(...)`` for values the engine worked out itself (of the fields' types), built
+    as validation would build it, without validating again: a shot makes several."""
+    return whole(
+        Modifier,
+        {
+            "clause": clause,
+            "label": label,
+            "amount": amount,
+            "applies_to": applies_to,
+            "ruling": ruling,
+        },
+    )
 
 
 class Context(Generic[S, U]):
@@ -241,17 +257,7 @@ class Context(Generic[S, U]):
         applies_to: ModifierTarget,
         ruling: str | None = None,
     ) -> Modifier:
-        mod = adopt(
-            Modifier,
-            {
-                "clause": clause,
-                "label": label,
-                "amount": amount,
-                "applies_to": applies_to,
-                "ruling": ruling,
-            },
-            set(_MODIFIER_FIELDS),
-        )
+        mod = computed_modifier(clause, label, amount, applies_to, ruling)
         self.result.modifiers.append(mod)
         return mod
 

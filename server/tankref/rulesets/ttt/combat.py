@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from operator import attrgetter, methodcaller
 
 from tankref.core import flow
-from tankref.core.adjudication import assign, refuse
+from tankref.core.adjudication import assign, computed_modifier, refuse
 from tankref.core.dice import Roll
 from tankref.core.errors import DecisionNeeded, RulesError, bad_value
 from tankref.core.geometry import bearing, normalize_degrees, signed_angle
-from tankref.core.results import Modifier, ModifierTarget
-from tankref.core.trusted import frozen, whole
+from tankref.core.results import Modifier
+from tankref.core.trusted import frozen
 from tankref.rulesets.ttt.actions import BestArmourChoice, Engage, GrizzledUse
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
@@ -366,23 +366,7 @@ def _shot_penalties(options: Options, target: TankState, line: LineOfFire) -> tu
 
 
 def _penalty(clause: str, label: str, amount: int, ruling: str | None = None) -> Modifier:
-    return _modifier(clause, label, amount, "accuracy_dice", ruling)
-
-
-def _modifier(
-    clause: str, label: str, amount: int, applies_to: ModifierTarget, ruling: str | None = None
-) -> Modifier:
-    """``Modifier(...)`` as ``core.trusted.whole`` builds it: from values of its own types."""
-    return whole(
-        Modifier,
-        {
-            "clause": clause,
-            "label": label,
-            "amount": amount,
-            "applies_to": applies_to,
-            "ruling": ruling,
-        },
-    )
+    return computed_modifier(clause, label, amount, "accuracy_dice", ruling)
 
 
 def penetration_modifiers(
@@ -395,7 +379,7 @@ def penetration_modifiers(
 def _gun_modifiers(shooter: TankState) -> tuple[Modifier, ...]:
     if not shooter.gun_damage:
         return ()
-    return (_modifier("TTT-E7", "Gun Damaged", -shooter.gun_damage, "penetration_dice"),)
+    return (computed_modifier("TTT-E7", "Gun Damaged", -shooter.gun_damage, "penetration_dice"),)
 
 
 def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
@@ -404,7 +388,7 @@ def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
     cover = line.cover
     if cover:
         mods.append(
-            _modifier(
+            computed_modifier(
                 "TTT-CV1",
                 f"Cover +{cover} ({line.cover_why})",
                 cover,
@@ -414,7 +398,7 @@ def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
         )
         if options.cover == "literal":
             mods.append(
-                _modifier(
+                computed_modifier(
                     "TTT-E5",
                     f"Cover also taken off the red dice ({line.cover_why})",
                     -cover,
@@ -426,7 +410,7 @@ def _line_modifiers(options: Options, line: LineOfFire) -> tuple[Modifier, ...]:
     if concealed:
         kind = "light" if concealed == 1 else "heavy"
         mods.append(
-            _modifier(
+            computed_modifier(
                 "TTT-CN1",
                 f"{kind} concealment +{concealed} ({line.concealment_why})",
                 concealed,
