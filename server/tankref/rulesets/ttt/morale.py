@@ -124,10 +124,11 @@ def _fewer_movers(ctx: Context) -> set[str]:
             continue
         if tank is None:  # taken off the table by the action
             assert old is not None
-            net[old.player] = net.get(old.player, 0) - int(old.can_move)
+            net[old.player] = net.get(old.player, 0) - old.can_move
             continue
-        gained = int(tank.can_move) - (0 if old is None else int(old.can_move))
-        net[tank.player] = net.get(tank.player, 0) + gained
+        gained = tank.can_move - (False if old is None else old.can_move)  # bools: -1, 0, 1
+        if gained:  # most touched tanks move as well as before: nothing to count
+            net[tank.player] = net.get(tank.player, 0) + gained
     return {player for player, change in net.items() if change < 0}
 
 
