@@ -61,42 +61,59 @@ def check_shooter(state: TableState, tank_id: str) -> TankState:
     require_playing(state)
     shooter = get_tank(state, tank_id)
     require_present(shooter)
-    label = tank_label(shooter)
+    # The label is written only for a refusal: a tank that may fire (every tank of every menu,
+    # every shot) needs none.
     # Engaged first: a Waiting tank that fired is no longer waiting, and the reason it may
     # not fire again is the once-a-turn Engage, not the phase.
     if shooter.engaged:
         refuse(
             "ALREADY_ENGAGED",
             "TTT-E1",
-            f"{label} has already engaged in its turn (which began with "
+            f"{tank_label(shooter)} has already engaged in its turn (which began with "
             f"{state.turn_began(shooter)}): once per turn",
         )
     if shooter.player != state.active_player and not shooter.waiting:
         refuse(
             flow.NOT_YOUR_PHASE,
             "TTT-W1",
-            f"{label} may Engage in the enemy's phase only from Wait",
+            f"{tank_label(shooter)} may Engage in the enemy's phase only from Wait",
             active_player=state.active_player,
         )
     if shooter.stunned == "now":
-        refuse("CREW_STUNNED", "TTT-E7", f"{label}'s crew is stunned: no action this phase")
+        refuse(
+            "CREW_STUNNED",
+            "TTT-E7",
+            f"{tank_label(shooter)}'s crew is stunned: no action this phase",
+        )
     if shooter.bound_to_recover:
-        refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
+        refuse(
+            "MUST_RECOVER",
+            "TTT-MR4",
+            f"{tank_label(shooter)} is Shaken and Immobilized: it may only Recover",
+        )
     if shooter.morale == "routed":
         refuse(
-            "ROUTED", "TTT-MR2", f"{label} is Routed: it drives for its edge and does not Engage"
+            "ROUTED",
+            "TTT-MR2",
+            f"{tank_label(shooter)} is Routed: it drives for its edge and does not Engage",
         )
     if shooter.moved == "fast" and not shooter.card.engage_while_fast:
-        refuse("ENGAGE_WHILE_FAST", "TTT-M2", f"{label} is Moving Fast and its card cannot Engage")
+        refuse(
+            "ENGAGE_WHILE_FAST",
+            "TTT-M2",
+            f"{tank_label(shooter)} is Moving Fast and its card cannot Engage",
+        )
     if shooter.recover_tried:
         refuse(
             "ACTION_AFTER_RECOVER",
             "TTT-R1",
-            f"{label} tried to Recover: no other action but a Normal Move this turn",
+            f"{tank_label(shooter)} tried to Recover: no other action but a Normal Move this turn",
         )
     if shooter.smoke_popped:
         refuse(
-            "ACTION_AFTER_SMOKE", "TTT-SM1", f"{label} popped reusable smoke: no Engage this turn"
+            "ACTION_AFTER_SMOKE",
+            "TTT-SM1",
+            f"{tank_label(shooter)} popped reusable smoke: no Engage this turn",
         )
     return shooter
 
