@@ -31,8 +31,11 @@ checks; the side-out and objective watch; ``finish``: the dice settled and each 
 changes, markers and tooltip); its time is the median of that prefix less the median of the
 one before (the samples of all prefixes interleaved, so a busy spell hits them alike). The
 last prefix must give exactly ``adjudicate``'s result, which the bench checks first. Beside
-each stage: its share, and how many Python function calls (and calls of built-ins) it makes,
-counted exactly with ``sys.setprofile``; the dice FLOOR is shown inside the stage that rolls.
+each stage: its share, how many Python function calls and calls of built-ins it makes
+(``sys.setprofile``) and how many bytecode instructions the interpreter runs for it
+(``sys.settrace`` with opcode events), all exact counts; the dice FLOOR is shown inside the
+stage that rolls. The time per instruction, all told, says what the target asks: at that
+rate, 60 µs is a budget of so many instructions.
 """
 
 from __future__ import annotations
@@ -170,10 +173,11 @@ def stages(state: TableState) -> list[tuple[str, Callable[[], Context]]]:
     ]
 
 
-def count_calls(fn: Callable[[], object]) -> tuple[int, int]:
-    """How many Python functions and built-ins one call of ``fn`` calls (exact, not sampled)."""
-    calls = [0, 0]
-    here = __file__  # the stage wrappers of this bench are not the engine's calls
+def count_work(fn: Callable[[], object]) -> tuple[int, int, int]:
+    """How many Python functions and built-ins one call of ``fn`` calls, and how many
+    bytecode instructions the interpreter runs for it (exact counts, not samples)."""
+    calls = [0, 0, 0]
+    here = __file__  # the stage wrappers of this bench are not the engine's work
 
     def tally(frame: Any, event: str, arg: object) -> None:
         if event == "call" and frame.f_code.co_filename != here:
@@ -181,13 +185,30 @@ def count_calls(fn: Callable[[], object]) -> tuple[int, int]:
         elif event == "c_call":
             calls[1] += 1
 
+    def trace(frame: Any, event: str, arg: object) -> Any:
+        if frame.f_code.co_filename == here:
+            return None
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return step
+
+    def step(frame: Any, event: str, arg: object) -> Any:
+        if event == "opcode":
+            calls[2] += 1
+        return step
+
     sys.setprofile(tally)
     try:
         fn()
     finally:
         sys.setprofile(None)
+    sys.settrace(trace)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
     # the profiler's own exit (a c_call of sys.setprofile) is not the engine's
-    return calls[0], calls[1] - 1
+    return calls[0], calls[1] - 1, calls[2]
 
 
 def breakdown(state: TableState, runs: int, warmup: int, floor_us: float) -> None:
@@ -206,25 +227,34 @@ def breakdown(state: TableState, runs: int, warmup: int, floor_us: float) -> Non
         for k, (_, fn) in enumerate(named):
             samples[k] += time_ns(fn, max(1, runs // rounds), warmup // rounds, time.thread_time_ns)
     medians = [statistics.median(s) / 1000 for s in samples]
-    counts = [count_calls(fn) for _, fn in named]
+    counts = [count_work(fn) for _, fn in named]
     total = medians[-1]
     print(f"breakdown (thread CPU time, medians of {runs} runs per prefix, interleaved):")
-    print(f"  {'stage':50s} {'µs':>7s} {'share':>6s} {'py calls':>9s} {'builtins':>9s}")
-    before, calls_before = 0.0, (0, 0)
+    print(
+        f"  {'stage':50s} {'µs':>7s} {'share':>6s} {'py calls':>9s} {'builtins':>9s} "
+        f"{'bytecodes':>9s}"
+    )
+    before, calls_before = 0.0, (0, 0, 0)
     for k, (name, _) in enumerate(parts):
         us = medians[k] - before
-        calls = (counts[k][0] - calls_before[0], counts[k][1] - calls_before[1])
-        print(f"  {name:50s} {us:7.1f} {us / total:6.1%} {calls[0]:9d} {calls[1]:9d}")
+        calls = tuple(now - then for now, then in zip(counts[k], calls_before, strict=True))
+        print(f"  {name:50s} {us:7.1f} {us / total:6.1%} {calls[0]:9d} {calls[1]:9d} {calls[2]:9d}")
         if name.startswith("do_engage"):
             floor = "  of which the dice recipe alone (FLOOR)"
             print(f"  {floor:50s} {floor_us:7.1f} {floor_us / total:6.1%}")
         before, calls_before = medians[k], counts[k]
     rest = total - before
+    last = tuple(now - then for now, then in zip(counts[-1], calls_before, strict=True))
     print(
-        f"  {'adjudicate itself (its call, default_cards())':50s} {rest:7.1f} {rest / total:6.1%} "
-        f"{counts[-1][0] - calls_before[0]:9d} {counts[-1][1] - calls_before[1]:9d}"
+        f"  {'adjudicate itself (its call, default_cards())':50s} {rest:7.1f} "
+        f"{rest / total:6.1%} {last[0]:9d} {last[1]:9d} {last[2]:9d}"
     )
-    print(f"  {'one engage':50s} {total:7.1f} {1:6.0%} {counts[-1][0]:9d} {counts[-1][1]:9d}")
+    work = counts[-1]
+    print(f"  {'one engage':50s} {total:7.1f} {1:6.0%} {work[0]:9d} {work[1]:9d} {work[2]:9d}")
+    print(
+        f"  {total * 1000 / work[2]:.0f} ns per bytecode instruction, all told (built-ins, "
+        "hashing and allocation included)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
