@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import itemgetter, ne
+from operator import is_not, itemgetter
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -326,10 +326,14 @@ class Context(Generic[S, U]):
             new_values = read(after)
             old_values = read(before) if before is not None else (None,) * len(tracked)
             if new_values != old_values:
+                # A field the action left alone holds the very object it held (the copy shares
+                # them): identity sorts out most fields in C, equality decides the rest.
                 for field, old, new in compress(
                     zip(tracked, old_values, new_values, strict=True),
-                    map(ne, old_values, new_values),
+                    map(is_not, old_values, new_values),
                 ):
+                    if old == new:
+                        continue
                     # plain values are their own JSON: no call for them
                     diff[field] = [
                         old if type(old) in _PLAIN else to_jsonable_python(old),
