@@ -330,7 +330,8 @@ class DiceBag:
         else:
             first = self.counter
             self.counter = first + count
-            faces = self.draws.numbers(first, count, len(faces_of))
+            draws = self._draws or self.draws  # keyed on the first roll (``draws``)
+            faces = draws.numbers(first, count, len(faces_of))
             counters = range(first, first + count)
             out = _fallen(die, faces, faces_of, purpose, "server", counters, reroll_of)
         self.rolls.extend(out)
