@@ -18,10 +18,24 @@ morale). Two baselines are timed the same way in the same run:
   which no speed-up may give up. The Engage is reported as that floor plus "the engage
   beyond the dice" (the rules, the result and the bookkeeping: Python work).
 
-    python bench/engage_speed.py --runs 5000 [--strict] [--profile]
+    python bench/engage_speed.py --runs 5000 [--strict] [--profile] [--breakdown]
 
 ``--strict`` exits 1 when the target is missed. ``--profile`` adds a cProfile of the engage,
 sorted by own time: where the time goes.
+
+``--breakdown`` splits the engage by stage, in the same run, on the thread's CPU clock. Each
+stage is the engine's own functions run from the start up to the end of that stage, in the
+order ``adjudicate`` runs them (the working context; the plan, ``plan_engage``; the rest of
+the Engage handler: the side turned, the dice, the summary lines, the damage card; the morale
+checks; the side-out and objective watch; ``finish``: the dice settled and each touched tank's
+changes, markers and tooltip); its time is the median of that prefix less the median of the
+one before (the samples of all prefixes interleaved, so a busy spell hits them alike). The
+last prefix must give exactly ``adjudicate``'s result, which the bench checks first. Beside
+each stage: its share, how many Python function calls and calls of built-ins it makes
+(``sys.setprofile``) and how many bytecode instructions the interpreter runs for it
+(``sys.settrace`` with opcode events), all exact counts; the dice FLOOR is shown inside the
+stage that rolls. The time per instruction, all told, says what the target asks: at that
+rate, 60 µs is a budget of so many instructions.
 """
 
 from __future__ import annotations
@@ -37,6 +51,7 @@ from typing import Any
 
 from tankref.core.dice import DiceState, Draws
 from tankref.core.geometry import Circle, Polygon
+from tankref.rulesets.ttt import combat, morale, turns
 from tankref.rulesets.ttt.actions import (
     CrewRoll,
     Engage,
@@ -45,7 +60,9 @@ from tankref.rulesets.ttt.actions import (
     Smoke,
     StartGame,
 )
-from tankref.rulesets.ttt.engine import adjudicate, new_table
+from tankref.rulesets.ttt.adjudication import Context
+from tankref.rulesets.ttt.cards import default_cards
+from tankref.rulesets.ttt.engine import DISPATCH, adjudicate, new_table
 from tankref.rulesets.ttt.state import TableState, TerrainPiece
 
 TARGET_US = 60.0  # at most 60 µs per engage (issue 18)
@@ -109,6 +126,137 @@ def time_ns(
     return out
 
 
+def stages(state: TableState) -> list[tuple[str, Callable[[], Context]]]:
+    """The engage's prefixes: each runs the engine's functions from the start to the end of
+    its stage, as ``adjudicate`` runs them (engine.py), and returns the working context."""
+    cards = default_cards()
+    shot = SHOT
+
+    def context() -> Context:
+        return Context(state, shot.model_dump(), None, cards)
+
+    def plan() -> Context:
+        ctx = context()
+        combat.plan_engage(
+            ctx.state, shot.tank_id, shot.target_id, shot.grizzled_reroll, shot.best_armour
+        )
+        return ctx
+
+    def engage() -> Context:  # the handler, plan included (it plans first)
+        ctx = context()
+        DISPATCH(ctx, state, shot)
+        return ctx
+
+    def morale_checks() -> Context:
+        ctx = engage()
+        morale.resolve_morale(ctx)
+        return ctx
+
+    def side_out() -> Context:
+        ctx = morale_checks()
+        turns.check_elimination(ctx)
+        turns.watch_objective(ctx)
+        return ctx
+
+    def finish() -> Context:
+        ctx = side_out()
+        ctx.finish()
+        return ctx
+
+    return [
+        ("Context(): working copy, dice bag, empty result", context),
+        ("plan_engage: checks, line of fire, side, dice", plan),
+        ("do_engage beyond the plan: rolls, text, card", engage),
+        ("resolve_morale: the morale checks", morale_checks),
+        ("check_elimination, watch_objective", side_out),
+        ("finish: dice settled, changes, markers, tooltip", finish),
+    ]
+
+
+def count_work(fn: Callable[[], object]) -> tuple[int, int, int]:
+    """How many Python functions and built-ins one call of ``fn`` calls, and how many
+    bytecode instructions the interpreter runs for it (exact counts, not samples)."""
+    calls = [0, 0, 0]
+    here = __file__  # the stage wrappers of this bench are not the engine's work
+
+    def tally(frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code.co_filename != here:
+            calls[0] += 1
+        elif event == "c_call":
+            calls[1] += 1
+
+    def trace(frame: Any, event: str, arg: object) -> Any:
+        if frame.f_code.co_filename == here:
+            return None
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return step
+
+    def step(frame: Any, event: str, arg: object) -> Any:
+        if event == "opcode":
+            calls[2] += 1
+        return step
+
+    sys.setprofile(tally)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    sys.settrace(trace)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    # the profiler's own exit (a c_call of sys.setprofile) is not the engine's
+    return calls[0], calls[1] - 1, calls[2]
+
+
+def breakdown(state: TableState, runs: int, warmup: int, floor_us: float) -> None:
+    """Print the engage split by stage (see the module docstring)."""
+    parts = stages(state)
+    whole = adjudicate(state, SHOT).result.model_dump()
+    if parts[-1][1]().result.model_dump() != whole:
+        raise SystemExit("the breakdown's stages do not add up to adjudicate's result")
+    named: list[tuple[str, Callable[[], object]]] = [
+        *parts,
+        ("adjudicate", lambda: adjudicate(state, SHOT)),
+    ]
+    samples: list[list[int]] = [[] for _ in named]
+    rounds = 10  # interleaved, so that a busy spell of the machine hits every prefix alike
+    for _ in range(rounds):
+        for k, (_, fn) in enumerate(named):
+            samples[k] += time_ns(fn, max(1, runs // rounds), warmup // rounds, time.thread_time_ns)
+    medians = [statistics.median(s) / 1000 for s in samples]
+    counts = [count_work(fn) for _, fn in named]
+    total = medians[-1]
+    print(f"breakdown (thread CPU time, medians of {runs} runs per prefix, interleaved):")
+    print(
+        f"  {'stage':50s} {'µs':>7s} {'share':>6s} {'py calls':>9s} {'builtins':>9s} "
+        f"{'bytecodes':>9s}"
+    )
+    before, calls_before = 0.0, (0, 0, 0)
+    for k, (name, _) in enumerate(parts):
+        us = medians[k] - before
+        calls = tuple(now - then for now, then in zip(counts[k], calls_before, strict=True))
+        print(f"  {name:50s} {us:7.1f} {us / total:6.1%} {calls[0]:9d} {calls[1]:9d} {calls[2]:9d}")
+        if name.startswith("do_engage"):
+            floor = "  of which the dice recipe alone (FLOOR)"
+            print(f"  {floor:50s} {floor_us:7.1f} {floor_us / total:6.1%}")
+        before, calls_before = medians[k], counts[k]
+    rest = total - before
+    last = tuple(now - then for now, then in zip(counts[-1], calls_before, strict=True))
+    print(
+        f"  {'adjudicate itself (its call, default_cards())':50s} {rest:7.1f} "
+        f"{rest / total:6.1%} {last[0]:9d} {last[1]:9d} {last[2]:9d}"
+    )
+    work = counts[-1]
+    print(f"  {'one engage':50s} {total:7.1f} {1:6.0%} {work[0]:9d} {work[1]:9d} {work[2]:9d}")
+    print(
+        f"  {total * 1000 / work[2]:.0f} ns per bytecode instruction, all told (built-ins, "
+        "hashing and allocation included)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Median time of one Engage adjudication, next to a trivial baseline."
@@ -116,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5000, help="timed runs of each (default 5000)")
     parser.add_argument("--warmup", type=int, default=200, help="untimed runs first (default 200)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of engage")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also split the engage's time by stage"
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
     args = parser.parse_args(argv)
 
@@ -166,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{verdict}: median engage {e_med:.1f} µs against the target of at most {TARGET_US:.0f} µs"
     )
+    if args.breakdown:
+        floor_cpu = time_ns(dice_only, args.runs, args.warmup, time.thread_time_ns)
+        breakdown(state, args.runs, args.warmup, statistics.median(floor_cpu) / 1000)
     if args.profile:
         profiler = cProfile.Profile()
         profiler.enable()

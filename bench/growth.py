@@ -23,8 +23,9 @@ What a shot costs (the claim the PASS lines check):
 - the bookkeeping per action: copying the state's map of tank references (one C-level dict
   copy, O(tanks) at a few ns a tank); the morale sweep over the tanks the action touched
   only (a side that lost a mover is counted until two movers are found: the whole side
-  only when it is down to its last); the elimination check, which stops at the first tank
-  still in play of each side (O(tanks) at worst);
+  only when it is down to its last); the elimination check, which looks at the tanks the
+  action touched and scans the sides only when one of them left play (O(tanks) then, at
+  worst);
 - no step compares tanks with tanks: nothing is O(tanks^2). ``options`` is O(enemies x the
   cost of each enemy's line).
 

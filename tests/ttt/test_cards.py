@@ -134,6 +134,20 @@ def test_shipped_damage_deck_is_the_20_card_house_default(cards: CardSet) -> Non
     assert all(c.text for c in deck)
 
 
+def test_deck_names_and_cards_by_name_are_the_deck_s_own(cards: CardSet) -> None:
+    """What a shuffle puts back and what a drawn name means (TTT-E7), read from a per-rules
+    cache: the same as reading the deck itself, for each table's own (edited) deck too."""
+    rules = cards.rules
+    assert rules.deck_names() == tuple(c.name for c in rules.deck for _ in range(c.count))
+    assert rules.full_deck() == list(rules.deck_names())
+    assert all(rules.deck_card(c.name) is c for c in rules.deck)
+    assert rules.deck_card("No Such Card") is None
+    edited = rules.model_copy(update={"deck": rules.deck[:2]})
+    assert edited.deck_names() == tuple(c.name for c in edited.deck for _ in range(c.count))
+    assert rules.deck_card(rules.deck[2].name) is rules.deck[2]
+    assert edited.deck_card(rules.deck[2].name) is None
+
+
 # --- (b) the values rank sensibly against the published figures ------------------------------
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import itemgetter, ne
+from operator import is_not, itemgetter
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -62,34 +62,36 @@ _RULING_FIELDS = frozenset(RulingNote.model_fields)
 _EVENT_FIELDS = frozenset(Event.model_fields)
 _CHANGE_FIELDS = frozenset(TankChange.model_fields)
 
+# Values ``to_jsonable_python`` would hand back as they are: most changes are of these.
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
-def _jsonable(value: Any) -> Any:
-    """``to_jsonable_python(value)``, answered at once for the plain values most changes are."""
-    return value if type(value) in _PLAIN else to_jsonable_python(value)
-
-
-_readers: dict[tuple[type[BaseModel], tuple[str, ...]], Callable[[Any], tuple[Any, ...]]] = {}
+# (unit class, id of its tracked names) -> (those names, how to read them). Keyed by the
+# names' id, not the names: hashing a tuple of twenty names for every change cost more than
+# the look-up it keys (the names kept in the entry, so a reused id is never taken for them).
+_readers: dict[
+    tuple[type[BaseModel], int], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+] = {}
 
 
 def _reader(cls: type[BaseModel], tracked: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     """How to read a unit's tracked values at once: straight from its instance dict when they
     are all model fields (one C call), else one by one (a tracked property)."""
-    read = _readers.get((cls, tracked))
-    if read is None:
-        if all(name in cls.model_fields for name in tracked) and len(tracked) > 1:
-            pick = itemgetter(*tracked)
+    known = _readers.get((cls, id(tracked)))
+    if known is not None and known[0] is tracked:
+        return known[1]
+    if all(name in cls.model_fields for name in tracked) and len(tracked) > 1:
+        pick = itemgetter(*tracked)
 
-            def read(unit: Any) -> tuple[Any, ...]:
-                values: tuple[Any, ...] = pick(unit.__dict__)
-                return values
-        else:
+        def read(unit: Any) -> tuple[Any, ...]:
+            values: tuple[Any, ...] = pick(unit.__dict__)
+            return values
+    else:
 
-            def read(unit: Any) -> tuple[Any, ...]:
-                return tuple(getattr(unit, name) for name in tracked)
+        def read(unit: Any) -> tuple[Any, ...]:
+            return tuple(getattr(unit, name) for name in tracked)
 
-        _readers[(cls, tracked)] = read
+    _readers[(cls, id(tracked))] = (tracked, read)
     return read
 
 
@@ -288,33 +290,55 @@ class Context(Generic[S, U]):
     # --- the end ---------------------------------------------------------------------------
     def finish(self) -> Adjudication[S]:
         """Settle the dice, list each touched unit's changes: the new state and its result."""
-        self.bag.finish()
-        self.state.dice = self.bag.settled_state()
-        assign(self.result, rolls=self.bag.rolls)
+        bag = self.bag
+        bag.finish()
+        # The settled generator, set as ``assign`` sets a field (the bag's own DiceState),
+        # and marked set as assignment marks it.
+        state: Any = self.state
+        state.__dict__["dice"] = bag.settled_state()
+        state.__pydantic_fields_set__.add("dice")
+        assign(self.result, rolls=bag.rolls)
         for unit_id in self.edited:
             self.result.changes.append(self._change(unit_id))
         return Adjudication(self.state, self.result)
 
+    def _unit(self, state: S, unit_id: str) -> U | None:
+        """The unit in ``state`` (``_map_of``, and the unit in it, in one look)."""
+        for attr in self.unit_maps:
+            units: Mapping[str, U] = getattr(state, attr)
+            unit = units.get(unit_id)
+            if unit is not None:
+                return unit
+        return None
+
     def _change(self, unit_id: str) -> TankChange:
-        before_map = self._map_of(self.before, unit_id)
-        before = before_map[unit_id] if before_map is not None else None
-        after_map = self._map_of(self.state, unit_id)
-        if after_map is None:
+        before = self._unit(self.before, unit_id)
+        after = self._unit(self.state, unit_id)
+        if after is None:
             name = str(getattr(before, "name", unit_id)) if before is not None else unit_id
             return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
-        after = after_map[unit_id]
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
             tracked = self.tracked_for(after)
-            read = _reader(type(after), tuple(tracked))
+            if type(tracked) is not tuple:
+                tracked = tuple(tracked)
+            read = _reader(type(after), tracked)
             new_values = read(after)
             old_values = read(before) if before is not None else (None,) * len(tracked)
             if new_values != old_values:
+                # A field the action left alone holds the very object it held (the copy shares
+                # them): identity sorts out most fields in C, equality decides the rest.
                 for field, old, new in compress(
                     zip(tracked, old_values, new_values, strict=True),
-                    map(ne, old_values, new_values),
+                    map(is_not, old_values, new_values),
                 ):
-                    diff[field] = [_jsonable(old), _jsonable(new)]
+                    if old == new:
+                        continue
+                    # plain values are their own JSON: no call for them
+                    diff[field] = [
+                        old if type(old) in _PLAIN else to_jsonable_python(old),
+                        new if type(new) in _PLAIN else to_jsonable_python(new),
+                    ]
         if self._extra_changes:
             diff.update(self.extra_changes(before, after))
         label = self.label(after)

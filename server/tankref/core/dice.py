@@ -28,7 +28,7 @@ from tankref.core.errors import (
     RulesError,
     bad_value,
 )
-from tankref.core.trusted import adopted
+from tankref.core.trusted import adopt
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -97,10 +97,11 @@ def _fallen(
 ) -> list[Roll]:
     """The ``Roll`` of each die the bag just rolled (every field given, in declared order):
     the models validation would build, without validating what the bag computed itself.
-    One loop for the whole roll, the model built in place (a hot path: every die)."""
-    return adopted(
-        Roll,
-        [
+    Each built as its fields are written (one pass: cheaper than a list of the dicts first
+    and ``adopted`` over it, measured for one die and for five; a hot path: every die)."""
+    return [
+        adopt(
+            Roll,
             {
                 "die": die,
                 "face": face,
@@ -109,11 +110,11 @@ def _fallen(
                 "source": source,
                 "counter": counter,
                 "reroll_of": reroll_of,
-            }
-            for face, counter in zip(faces, counters, strict=False)  # table dice: repeat(None)
-        ],
-        _ROLL_FIELDS,
-    )
+            },
+            set(_ROLL_FIELDS),
+        )
+        for face, counter in zip(faces, counters, strict=False)  # table dice: repeat(None)
+    ]
 
 
 class DiceState(BaseModel):
@@ -329,7 +330,8 @@ class DiceBag:
         else:
             first = self.counter
             self.counter = first + count
-            faces = self.draws.numbers(first, count, len(faces_of))
+            draws = self._draws or self.draws  # keyed on the first roll (``draws``)
+            faces = draws.numbers(first, count, len(faces_of))
             counters = range(first, first + count)
             out = _fallen(die, faces, faces_of, purpose, "server", counters, reroll_of)
         self.rolls.extend(out)

@@ -143,14 +143,35 @@ class RulesData(_Card):
         return self
 
     def deck_card(self, name: str) -> DamageCard | None:
-        for card in self.deck:
-            if card.name == name:
-                return card
-        return None
+        return _deck_of(self)[1].get(name)
 
     def full_deck(self) -> list[str]:
         """Card names in file order, each as many times as its count (before shuffling)."""
-        return [c.name for c in self.deck for _ in range(c.count)]
+        return list(self.deck_names())
+
+    def deck_names(self) -> tuple[str, ...]:
+        """``full_deck()`` as a tuple: the pile a shuffle puts back (TTT-E7)."""
+        return _deck_of(self)[0]
+
+
+# id of a table's rules -> (the rules, the full deck's names, its cards by name). The rules
+# are a frozen snapshot shared by every state of a table: worked out once per snapshot, not
+# once per damage card drawn. The rules are kept in the entry, so that an id reused by a
+# later object is never taken for them.
+_decks: dict[int, tuple[RulesData, tuple[str, ...], dict[str, DamageCard]]] = {}
+_DECKS = 64
+
+
+def _deck_of(rules: RulesData) -> tuple[tuple[str, ...], dict[str, DamageCard]]:
+    known = _decks.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1], known[2]
+    names = tuple(c.name for c in rules.deck for _ in range(c.count))
+    by_name = {c.name: c for c in rules.deck}  # names are unique (``_complete``)
+    if len(_decks) >= _DECKS:
+        _decks.clear()
+    _decks[id(rules)] = (rules, names, by_name)
+    return names, by_name
 
 
 class CardSet(BaseModel):

@@ -10,7 +10,7 @@ plan, so the odds and the adjudication cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter, methodcaller
+from operator import attrgetter
 
 from tankref.core import flow
 from tankref.core.adjudication import assign, computed_modifier, refuse
@@ -61,42 +61,59 @@ def check_shooter(state: TableState, tank_id: str) -> TankState:
     require_playing(state)
     shooter = get_tank(state, tank_id)
     require_present(shooter)
-    label = tank_label(shooter)
+    # The label is written only for a refusal: a tank that may fire (every tank of every menu,
+    # every shot) needs none.
     # Engaged first: a Waiting tank that fired is no longer waiting, and the reason it may
     # not fire again is the once-a-turn Engage, not the phase.
     if shooter.engaged:
         refuse(
             "ALREADY_ENGAGED",
             "TTT-E1",
-            f"{label} has already engaged in its turn (which began with "
+            f"{tank_label(shooter)} has already engaged in its turn (which began with "
             f"{state.turn_began(shooter)}): once per turn",
         )
     if shooter.player != state.active_player and not shooter.waiting:
         refuse(
             flow.NOT_YOUR_PHASE,
             "TTT-W1",
-            f"{label} may Engage in the enemy's phase only from Wait",
+            f"{tank_label(shooter)} may Engage in the enemy's phase only from Wait",
             active_player=state.active_player,
         )
     if shooter.stunned == "now":
-        refuse("CREW_STUNNED", "TTT-E7", f"{label}'s crew is stunned: no action this phase")
+        refuse(
+            "CREW_STUNNED",
+            "TTT-E7",
+            f"{tank_label(shooter)}'s crew is stunned: no action this phase",
+        )
     if shooter.bound_to_recover:
-        refuse("MUST_RECOVER", "TTT-MR4", f"{label} is Shaken and Immobilized: it may only Recover")
+        refuse(
+            "MUST_RECOVER",
+            "TTT-MR4",
+            f"{tank_label(shooter)} is Shaken and Immobilized: it may only Recover",
+        )
     if shooter.morale == "routed":
         refuse(
-            "ROUTED", "TTT-MR2", f"{label} is Routed: it drives for its edge and does not Engage"
+            "ROUTED",
+            "TTT-MR2",
+            f"{tank_label(shooter)} is Routed: it drives for its edge and does not Engage",
         )
     if shooter.moved == "fast" and not shooter.card.engage_while_fast:
-        refuse("ENGAGE_WHILE_FAST", "TTT-M2", f"{label} is Moving Fast and its card cannot Engage")
+        refuse(
+            "ENGAGE_WHILE_FAST",
+            "TTT-M2",
+            f"{tank_label(shooter)} is Moving Fast and its card cannot Engage",
+        )
     if shooter.recover_tried:
         refuse(
             "ACTION_AFTER_RECOVER",
             "TTT-R1",
-            f"{label} tried to Recover: no other action but a Normal Move this turn",
+            f"{tank_label(shooter)} tried to Recover: no other action but a Normal Move this turn",
         )
     if shooter.smoke_popped:
         refuse(
-            "ACTION_AFTER_SMOKE", "TTT-SM1", f"{label} popped reusable smoke: no Engage this turn"
+            "ACTION_AFTER_SMOKE",
+            "TTT-SM1",
+            f"{tank_label(shooter)} popped reusable smoke: no Engage this turn",
         )
     return shooter
 
@@ -674,19 +691,20 @@ def _spend_reroll(ctx: Context, tank_id: str, stage: str) -> None:
     ctx.rule("TTT-CR1", text, "grizzled_reroll", option)
 
 
-_icons = attrgetter("icons")
-_pens_on = methodcaller("count", PEN)  # PEN icons on a face's icons
-
-
-@dataclass
 class _Pool:
-    """The red dice as they stand: the latest roll in each die's slot."""
+    """The red dice as they stand: the latest roll in each die's slot, and the PEN icons they
+    show, kept up to date as a die is replaced (read after every reroll: not counted anew)."""
 
-    slots: list[Roll]
+    __slots__ = ("pens", "slots")
 
-    @property
-    def pens(self) -> int:
-        return sum(map(_pens_on, map(_icons, self.slots)))
+    def __init__(self, slots: list[Roll]) -> None:
+        self.slots = slots
+        self.pens = sum([r.icons.count(PEN) for r in slots])
+
+    def replace(self, slot: int, roll: Roll) -> None:
+        """The die in ``slot`` rerolled: ``roll`` takes its place."""
+        self.pens += roll.icons.count(PEN) - self.slots[slot].icons.count(PEN)
+        self.slots[slot] = roll
 
     def weakest(self) -> int:
         """The slot showing the fewest PEN icons (blanks first)."""
@@ -713,7 +731,7 @@ def _spend_stars(ctx: Context, pool: _Pool, stars: int, threshold: int) -> int:
         stars -= 1
         used += 1
         new = ctx.bag.reroll(pool.slots[slot], "to reroll (a * was rolled)")
-        pool.slots[slot] = new
+        pool.replace(slot, new)
         stars += new.icons.count(STAR)
     return used
 
@@ -790,12 +808,15 @@ def ask_best_armour(plan: EngagePlan) -> None:
 def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool | None:
     """TTT-E4 (with TTT-CR1): True on a hit, False on a miss, None when no die is left."""
     outcome = ctx.result.outcome
-    ctx.result.modifiers.extend(plan.accuracy_mods)
-    dice = shooter.card.accuracy
+    mods = plan.accuracy_mods
+    ctx.result.modifiers.extend(mods)
     n_white = plan.white_dice
     outcome["accuracy_dice"] = n_white
+    # lists, not generators, inside join: cheaper for a handful of items (a hot path)
     math_text = (
-        f"{dice}" + "".join(f" {m.amount:+d}" for m in plan.accuracy_mods) + f" = {n_white} white"
+        f"{shooter.card.accuracy}"
+        + "".join([f" {m.amount:+d}" for m in mods])
+        + f" = {n_white} white"
     )
     if n_white == 0:
         ctx.rule("TTT-E4", "no Accuracy dice left: the Engage fails")
@@ -803,15 +824,18 @@ def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool |
         outcome["reason"] = "no accuracy dice"
         return None
     whites = ctx.bag.roll(ACCURACY_DIE, n_white, "for Accuracy")
-    hit = any(HIT in r.icons for r in whites)
+    icons = [r.icons for r in whites]
+    hit = any([HIT in i for i in icons])
     faces = " ".join([str(r.face) for r in whites])
     acc_line = f"Accuracy: {math_text} [{faces}]"
     if not hit and plan.reroll_accuracy:
         _spend_reroll(ctx, shooter.id, "Accuracy")
         again = ctx.bag.reroll(whites[0], "Grizzled reroll")
         hit = HIT in again.icons
+        icons.append(again.icons)
         acc_line += f", Grizzled reroll {again.face}"
-    if any(r.icons.count(HIT) > 1 for r in ctx.bag.rolls if r.die == ACCURACY_DIE):
+    # This shot's white dice are the action's only ones (one Engage per action).
+    if any([i.count(HIT) > 1 for i in icons]):
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
     ctx.say(f"{acc_line}: {'hit' if hit else 'miss'}.")
     return hit
@@ -821,29 +845,29 @@ def _roll_penetration(
     ctx: Context, plan: EngagePlan, shooter: TankState, reroll_left: bool
 ) -> bool:
     """TTT-E5/TTT-E6/TTT-CV1 (with TTT-CR1): True when the target is penetrated."""
-    options = ctx.state.options
     outcome = ctx.result.outcome
     cover = plan.cover
     ctx.result.modifiers.extend(plan.penetration_mods)
     if cover:
-        ctx.rule("TTT-E5", f"Cover counted: {options.cover}", "cover", options.cover)
-    red = shooter.card.penetration
+        option = ctx.state.options.cover
+        ctx.rule("TTT-E5", f"Cover counted: {option}", "cover", option)
     n_red = plan.red_dice
     threshold = plan.threshold
-    side = plan.side.side
-    outcome.update(armour=plan.armour, cover=cover, needed=threshold, penetration_dice=n_red)
-    if plan.concealment_bonus:
-        outcome["concealment"] = plan.concealment_bonus
+    armour = plan.armour
+    concealed = threshold - armour - cover  # ``plan.concealment_bonus``, read once
+    outcome.update(armour=armour, cover=cover, needed=threshold, penetration_dice=n_red)
+    if concealed:
+        outcome["concealment"] = concealed
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
     first_faces = " ".join([str(r.face) for r in pool.slots])  # lists: cheaper than generators
     stars = sum([r.icons.count(STAR) for r in pool.slots])
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
-        f"Penetration: {red}"
-        + "".join(f" {m:+d}" for m in plan.red_dice_mods)
-        + f" = {n_red} red vs {side} armour {plan.armour}"
+        f"Penetration: {shooter.card.penetration}"
+        + "".join([f" {m:+d}" for m in plan.red_dice_mods])
+        + f" = {n_red} red vs {plan.side.side} armour {armour}"
         + (f" + cover {cover}" if cover else "")
-        + (f" + concealment {plan.concealment_bonus}" if plan.concealment_bonus else "")
+        + (f" + concealment {concealed}" if concealed else "")
         + f" [{first_faces}]"
     )
     if used:
@@ -855,7 +879,7 @@ def _roll_penetration(
         _spend_reroll(ctx, shooter.id, "Penetration")
         slot = pool.weakest()
         new = ctx.bag.reroll(pool.slots[slot], "Grizzled reroll")
-        pool.slots[slot] = new
+        pool.replace(slot, new)
         pen_line += f", Grizzled reroll {new.face}"
         # Only the rerolled die's own stars: stars left over from the first roll were lost
         # when no blank die remained to spend them on.

@@ -23,9 +23,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
     state = ctx.state
     deck = copied(state.deck)
     if not deck.draw_pile:
-        assign(
-            deck, draw_pile=tuple(state.rules.full_deck()), discard=(), shuffles=deck.shuffles + 1
-        )
+        assign(deck, draw_pile=state.rules.deck_names(), discard=(), shuffles=deck.shuffles + 1)
         ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
     pile = list(deck.draw_pile)
 
@@ -65,32 +63,31 @@ def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
     label = tank_label(t)
     effect = card.effect
     text = f"Damage card: {card.name}."
+    # Fields set with ``assign`` (the engine's own values, on the tank copied for this action):
+    # what assignment does, without pydantic's per-assignment handler.
     if effect == "destroyed":
-        t.destroyed = True
-        t.destroyed_by = card.name
-        t.waiting = False
-        t.must_recover = False
+        assign(t, destroyed=True, destroyed_by=card.name, waiting=False, must_recover=False)
         text += f" {label} is destroyed" + (" (catastrophic)." if card.catastrophic else ".")
     elif effect == "immobilized":
         already = t.immobilized
-        t.immobilized = True
+        assign(t, immobilized=True)
         text += f" {label} is Immobilized" + (" (it already was)." if already else ".")
     elif effect == "gun_damaged":
-        t.gun_damage += 1
+        assign(t, gun_damage=t.gun_damage + 1)
         text += f" {label} loses a Penetration die."
     elif effect == "optics_damaged":
-        t.optics_damage += 1
+        assign(t, optics_damage=t.optics_damage + 1)
         text += f" {label} loses an Accuracy die."
     elif effect == "engine_damaged":
         text += f" {label}: half Movement, no Move Fast" + (
             " (no further effect: the engine was already damaged)." if t.engine_damaged else "."
         )
-        t.engine_damaged = True
+        assign(t, engine_damaged=True)
     elif effect == "turret_jammed":
-        t.turret_jammed = True
+        assign(t, turret_jammed=True)
         text += f" {label} may only Engage targets in its front arc."
     elif effect == "crew_stunned":
-        t.stunned = "next"
+        assign(t, stunned="next")
         text += f" {label}'s crew takes no action in its next phase."
     else:
         text += " No effect."

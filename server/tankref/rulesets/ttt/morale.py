@@ -124,10 +124,11 @@ def _fewer_movers(ctx: Context) -> set[str]:
             continue
         if tank is None:  # taken off the table by the action
             assert old is not None
-            net[old.player] = net.get(old.player, 0) - int(old.can_move)
+            net[old.player] = net.get(old.player, 0) - old.can_move
             continue
-        gained = int(tank.can_move) - (0 if old is None else int(old.can_move))
-        net[tank.player] = net.get(tank.player, 0) + gained
+        gained = tank.can_move - (False if old is None else old.can_move)  # bools: -1, 0, 1
+        if gained:  # most touched tanks move as well as before: nothing to count
+            net[tank.player] = net.get(tank.player, 0) + gained
     return {player for player, change in net.items() if change < 0}
 
 
@@ -191,12 +192,13 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
     if not tank.on_board:
         return  # destroyed by the same shot, or not on the table: nobody to panic
     why = "; ".join(reasons)
+    label = tank_label(tank)  # the same name and id before and after the copy below
     if tank.grizzled:
-        ctx.rule("TTT-MO1", f"{tank_label(tank)} is Grizzled: no morale check ({why})")
+        ctx.rule("TTT-MO1", f"{label} is Grizzled: no morale check ({why})")
         return
     if len(reasons) > 1:
         ctx.rule("TTT-MO2", "one morale check per event, however many triggers it fires")
-    roll = ctx.bag.roll(MORALE_DIE, 1, f"for the morale check of {tank_label(tank)}")[0]
+    roll = ctx.bag.roll(MORALE_DIE, 1, f"for the morale check of {label}")[0]
     result = morale_result(roll.face)
     tank = ctx.edit(tank_id)
     old = tank.morale
@@ -205,7 +207,7 @@ def morale_check(ctx: Context, tank_id: str, reasons: list[str]) -> None:
         # TTT-R1: not a "prior round" until its next phase
         assign(tank, morale=new, complication_this_turn=True)
     outcome = _SAID[result]
-    line = f"Morale check for {tank_label(tank)} ({why}): green {roll.face} = {outcome}"
+    line = f"Morale check for {label} ({why}): green {roll.face} = {outcome}"
     if new != old:
         line += f" Now {new.capitalize()}."
     elif result != "ok":

@@ -361,7 +361,7 @@ def _numbers(s: _Situation) -> _Outcome:
 def _deck(rules: RulesData, pile: tuple[str, ...]) -> tuple[DeckKey, bool]:
     """The pile the damage card comes from (the full deck when empty), as a cache key."""
     reshuffled = not pile
-    key = pile or tuple(rules.full_deck())
+    key = pile or rules.deck_names()
     piles = table_dice(rules).piles
     cached = piles.get(key)
     if cached is None:

@@ -303,10 +303,29 @@ def game_over(ctx: Context, winner: str | None, reason: str) -> None:
     ctx.event("game_over", clause, f"Game over: {reason}", winner=winner)
 
 
+def _left_play(ctx: Context) -> bool:
+    """Whether a tank this action touched was in play before it and is no longer."""
+    before, now = ctx.before.tanks, ctx.state.tanks
+    for tank_id in ctx.touched:
+        tank = now.get(tank_id)
+        old = before.get(tank_id)
+        if tank is old:
+            continue
+        if old is not None and old.in_play and (tank is None or not tank.in_play):
+            return True
+    return False
+
+
 def check_elimination(ctx: Context) -> None:
     """A side with no tank left in the game loses; both at once is a draw."""
     state = ctx.state
     if state.status != "playing":
+        return
+    # A table that was playing before the action had a tank in play on each side (this check
+    # after every action ends the game otherwise), and only a tank the action touched can
+    # have left play (an untouched one is the very same object): when none did, no side can
+    # be out of tanks, whatever the size of the table.
+    if ctx.before.status == "playing" and not _left_play(ctx):
         return
     alive = {
         p.id: any(t.player == p.id and t.in_play for t in state.tanks.values())
