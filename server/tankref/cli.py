@@ -146,8 +146,12 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from tankref.server.serve import serve
     from tankref.server.settings import default_db_path
+    from tankref.server.stores import chosen_db, is_postgres
 
-    db = Path(args.db).expanduser() if args.db else default_db_path()
+    chosen = chosen_db(args.db)  # --db, else TANKREF_DB
+    db: Path | str = default_db_path()
+    if chosen is not None:
+        db = chosen if is_postgres(chosen) else Path(chosen).expanduser()
     return serve(
         args.host, args.port, db, log_level=args.log_level, allowed_hosts=tuple(args.allow_host)
     )
@@ -494,14 +498,16 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the referee server (TTS and browsers talk to it)",
         description="Run the referee: an HTTP API (docs at /docs) over the rules engine, "
-        "with every action kept in an SQLite event log.",
+        "with every action kept in an SQLite event log (or a PostgreSQL database).",
     )
     serve.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
     serve.add_argument(
         "--port", type=port_number, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}"
     )
     serve.add_argument(
-        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
+        "--db",
+        help="SQLite database file (default: tankref.sqlite3 in your user data folder; "
+        "TANKREF_DB names another), or a PostgreSQL server: postgresql://USER@HOST/DB",
     )
     serve.add_argument(
         "--log-level",
