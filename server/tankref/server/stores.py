@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from tankref.server.store import (
     EventRow,
@@ -110,18 +110,22 @@ def without_password(url: str) -> str:
     """The URL as it may be printed and logged: its password (and any in the query) out."""
     try:
         parts = urlsplit(url)
-        netloc = parts.netloc
-        if parts.password is not None:
-            user, _, host = netloc.rpartition("@")
-            netloc = f"{user.split(':', 1)[0]}:***@{host}"
-        query = "&".join(
-            "password=***" if q.lower().startswith("password=") else q
-            for q in parts.query.split("&")
-            if q
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        password = parts.password
     except ValueError:  # not even a URL: say nothing of what it holds
         return f"{url.split('://', 1)[0]}://..."
+    queried = [q.lower().startswith("password=") for q in parts.query.split("&")]
+    if password is None and not any(queried):
+        return url
+    netloc = parts.netloc
+    if password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.split(':', 1)[0]}:***@{host}"
+    query = "&".join(
+        "password=***" if hidden else q
+        for q, hidden in zip(parts.query.split("&"), queried, strict=True)
+    )
+    # By hand: urlunsplit drops the empty host of postgresql:///db?host=/socket/folder.
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
 def chosen_db(flag: str | None) -> str | None:
