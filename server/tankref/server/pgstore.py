@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from tankref.server.dburl import without_password
 from tankref.server.store import (
     EventRow,
     LoggedSnapshot,
@@ -173,8 +174,6 @@ class PgStore:
     mode; the group commit and worker threads' reads on connections of their own."""
 
     def __init__(self, url: str) -> None:
-        from tankref.server.stores import without_password
-
         self.url = url
         self._where = without_password(url) if "://" in url else "PostgreSQL"
         if psycopg is None:
