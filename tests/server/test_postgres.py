@@ -199,3 +199,20 @@ def test_serve_runs_on_postgresql(url: str, tmp_path: Path) -> None:
         assert health["database"] == url and health["tables"] == 1
     with raw(url) as db:
         assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 5
+
+
+def test_a_table_first_opened_while_the_database_is_gone_is_not_set_aside(url: str) -> None:
+    """A table the referee has not opened yet, asked for while the server is away: 503 with
+    Retry-After, not set aside as damaged; once the server is back it opens and plays."""
+    with live_referee(url) as live:
+        table = duel(live.url)
+        before = table.snapshot()
+    with live_referee(url) as live:  # a restart: the table is opened on first use
+        table.http.base_url = httpx.URL(live.url)
+        with unreachable(url):
+            reply = table.http.get(table.path())
+            assert reply.status_code == 503, reply.text
+            assert reply.json()["code"] == "DATABASE_UNAVAILABLE" and "Retry-After" in reply.headers
+        assert table.snapshot() == before
+        table.ok(table.act(WAIT))
+        assert httpx.get(f"{live.url}/health").json()["quarantined"] == []

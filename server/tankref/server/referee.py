@@ -475,6 +475,8 @@ class Referee:
                 return reopen_from(read, row, version)
 
             host = self._rebuilt(row, await asyncio.to_thread(replay))
+        except StoreUnavailable:  # not the table's fault: ``host`` tries again, and says so
+            pass
         except Exception as exc:  # its log does not load: set aside, as at start
             if row.id in self.rows:
                 self._set_aside(row.id, exc)
@@ -628,6 +630,8 @@ class Referee:
             if row is not None:
                 try:
                     host = self._rebuilt(row)
+                except StoreUnavailable:  # the database, not the table: 503, try again
+                    raise
                 except Exception as exc:  # its log does not load: set aside, as at start
                     self._set_aside(table_id, exc)
                     del self.rows[table_id]
