@@ -216,3 +216,20 @@ def test_a_table_first_opened_while_the_database_is_gone_is_not_set_aside(url: s
         assert table.snapshot() == before
         table.ok(table.act(WAIT))
         assert httpx.get(f"{live.url}/health").json()["quarantined"] == []
+
+
+def test_connections_cut_mid_game_are_made_again_unseen(url: str) -> None:
+    """The server cut every connection (a restart, an idle timeout): the next read, write and
+    new table connect again and are answered as if nothing happened."""
+    with live_referee(url) as live:
+        table = duel(live.url)
+        before = table.snapshot()
+        with raw(url) as admin:
+            cut = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()[0]
+        assert cut >= 2  # the event loop's connection and the group commit's
+        assert table.snapshot() == before
+        assert table.ok(table.act(WAIT))["seq"] == before[0]["seq"] + 1
+        duel(live.url)

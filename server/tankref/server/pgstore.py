@@ -25,7 +25,7 @@ import json
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from tankref.server.dburl import without_password
 from tankref.server.store import (
@@ -54,6 +54,18 @@ except ImportError:  # an optional extra: SQLite needs none of it
 
 SCHEMA_VERSION = 1  # PostgreSQL's own numbering: 1, as SQLite's schema 2 (snapshots)
 CONNECT_TIMEOUT = 5  # seconds: an unreachable server is said so, not waited on
+# Seconds the event loop waits for a new connection when its own was lost; a connection still
+# being made after that is waited for off the loop, and requests meanwhile are answered 503.
+LOOP_CONNECT_WAIT = 1.0
+# A server that stops answering over TCP (a network gone quiet) is given up on after this
+# long, rather than the operating system's minutes; unless the URL says otherwise.
+TCP_SETTINGS = {
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "5",
+    "keepalives_count": "2",
+    "tcp_user_timeout": "10000",
+}
 # Advisory locks are two 32-bit keys: tankref's ("tank") and the table's.
 LOCK_CLASS = 0x74616E6B
 SCHEMA_LOCK = 0  # the table key of the lock taken while the schema is made
@@ -181,7 +193,14 @@ class PgStore:
                 f"{self._where}: PostgreSQL needs psycopg: pip install 'tankref[postgres]'"
             )
         self._db: Connection | None = None
+        self._attempt: _Connecting | None = None  # a lost connection being made again
         self._writer: PgGroupCommit | None = None
+        from psycopg.conninfo import conninfo_to_dict
+
+        named = conninfo_to_dict(url)
+        self._settings: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT} | {
+            k: v for k, v in TCP_SETTINGS.items() if k not in named
+        }
         try:
             self._prepare()
         except psycopg.OperationalError as exc:
@@ -201,12 +220,46 @@ class PgStore:
         return self._where
 
     def connect(self, *, autocommit: bool = True) -> Connection:
-        return psycopg.connect(self.url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT)
+        return psycopg.connect(self.url, autocommit=autocommit, **self._settings)
+
+    def _conn(self) -> Connection:
+        """The event loop's connection. A lost one is made again on a thread of its own,
+        waited for a moment: the event loop never waits out a server that does not answer
+        (StoreUnavailable meanwhile)."""
+        db = self._db
+        if db is not None and not db.closed and not db.broken:
+            return db
+        attempt = self._attempt
+        if attempt is None:
+            attempt = self._attempt = _Connecting(self.connect)
+            attempt.done.wait(LOOP_CONNECT_WAIT)
+        if not attempt.done.is_set():
+            raise StoreUnavailable(f"{self._where}: still connecting to the database")
+        self._attempt = None
+        if attempt.error is not None:
+            raise _failure(attempt.error, self._where) from attempt.error
+        self._db = attempt.connection
+        return self._db
+
+    def _read(self, read: Callable[[Connection], _T]) -> _T:
+        """``read`` on the event loop's connection; once more on a new one if that one had
+        been lost meanwhile (the server restarted, an idle connection was cut): a read
+        changes nothing, so asking again is safe."""
+        for again in (False, True):
+            db = self._conn()
+            try:
+                return read(db)
+            except psycopg.OperationalError as exc:
+                if again or not db.broken:
+                    raise _failure(exc, self._where) from exc
+            except psycopg.Error as exc:
+                raise _failure(exc, self._where) from exc
+        raise AssertionError("unreachable")
 
     def _prepare(self) -> None:
         """Our schema made (by one process at a time), or checked: another program's tables,
         or a newer schema, are refused and left untouched."""
-        db = self._conn()
+        db = self._db = self.connect()
         with db.transaction():
             db.execute(_LOCK_TABLE, (LOCK_CLASS, SCHEMA_LOCK))
             names = {
@@ -237,29 +290,32 @@ class PgStore:
         if int(found[0]) < SCHEMA_VERSION:  # none yet: 1 is the first
             raise StoreError(f"{self._where}: an unknown schema {found[0]}")
 
-    def _conn(self) -> Connection:
-        """The event loop's connection, made again if the last one was lost."""
-        if self._db is None or self._db.closed or self._db.broken:
-            self._db = self.connect()
-        return self._db
-
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        try:
-            rows: list[tuple[Any, ...]] = self._conn().execute(sql, params).fetchall()
-        except psycopg.Error as exc:
-            raise _failure(exc, self._where) from exc
-        return rows
+        def read(db: Connection) -> list[tuple[Any, ...]]:
+            rows: list[tuple[Any, ...]] = db.execute(sql, params).fetchall()
+            return rows
+
+        return self._read(read)
 
     def _write(self, steps: Callable[[Connection], Any], *tables: str) -> Any:
-        """``steps`` in one transaction, under the tables' write locks."""
-        try:
+        """``steps`` in one transaction, under the tables' write locks; once more on a new
+        connection if the one it began on had been lost before its commit was sent."""
+        for again in (False, True):
             db = self._conn()
-            with db.transaction():
-                for table_id in sorted(set(tables)):
-                    db.execute(_LOCK_TABLE, (LOCK_CLASS, table_key(table_id)))
-                return steps(db)
-        except psycopg.Error as exc:
-            raise _failure(exc, self._where) from exc
+            committing = False
+            try:
+                with db.transaction():
+                    for table_id in sorted(set(tables)):
+                        db.execute(_LOCK_TABLE, (LOCK_CLASS, table_key(table_id)))
+                    done = steps(db)
+                    committing = True  # the block's end sends COMMIT
+                return done
+            except psycopg.OperationalError as exc:
+                if again or committing or not db.broken:
+                    raise _failure(exc, self._where) from exc
+            except psycopg.Error as exc:
+                raise _failure(exc, self._where) from exc
+        raise AssertionError("unreachable")
 
     def check_readable(self) -> None:
         try:
@@ -386,10 +442,7 @@ class PgStore:
         return [int(r[0]) for r in rows]
 
     def reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
-        try:
-            return _read_reopen(self._conn(), table_id, take)
-        except psycopg.Error as exc:
-            raise _failure(exc, self._where) from exc
+        return self._read(lambda db: _read_reopen(db, table_id, take))
 
     def _group(self) -> PgGroupCommit:
         if self._writer is None:
@@ -463,6 +516,27 @@ class PgStore:
                 return _read_reopen(db, table_id, take)
         except psycopg.Error as exc:
             raise _failure(exc, self._where) from exc
+
+
+_T = TypeVar("_T")
+
+
+class _Connecting:
+    """A connection being made on a thread of its own (``PgStore._conn``)."""
+
+    def __init__(self, connect: Callable[[], Connection]) -> None:
+        self.done = threading.Event()
+        self.connection: Connection | None = None
+        self.error: Exception | None = None
+        threading.Thread(target=self._run, args=(connect,), daemon=True).start()
+
+    def _run(self, connect: Callable[[], Connection]) -> None:
+        try:
+            self.connection = connect()
+        except Exception as exc:
+            self.error = exc
+        finally:
+            self.done.set()
 
 
 class _RolledBack(Exception):
@@ -564,8 +638,12 @@ class PgGroupCommit:
             if self._db is not None:
                 self._db.close()
 
-    def _commit(self, group: list[_Write]) -> list[BaseException | None]:
-        """Each write's outcome (None: committed)."""
+    def _commit(self, group: list[_Write], *, again: bool = True) -> list[BaseException | None]:
+        """Each write's outcome (None: committed). A connection lost before the commit was
+        sent (the server restarted since the last group) is made again and the group sent
+        once more: nothing of it was committed. Lost while committing, the outcome is not
+        known: the group fails (unacknowledged), and a retry finds out from the log."""
+        committing = False
         try:
             if self._db is None or self._db.closed or self._db.broken:
                 self._db = self._connect()
@@ -577,8 +655,11 @@ class PgGroupCommit:
                 with db.cursor() as cursor:
                     for sql, params in _runs(group):
                         cursor.executemany(sql, params)
+                committing = True  # the block's end sends COMMIT
             return [None] * len(group)
         except psycopg.OperationalError as exc:
+            if again and not committing:
+                return self._commit(group, again=False)
             return [_failure(exc, self.where)] * len(group)
         except psycopg.Error as exc:
             if len(group) == 1:
