@@ -345,6 +345,9 @@ class PgStore:
         if self._db is not None:
             self._db.close()
             self._db = None
+        attempt, self._attempt = self._attempt, None
+        if attempt is not None and attempt.done.wait(CONNECT_TIMEOUT) and attempt.connection:
+            attempt.connection.close()
 
     # --- tables ----------------------------------------------------------------------------
     def add_table(
