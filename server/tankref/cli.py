@@ -157,6 +157,21 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     )
 
 
+def _postgres_named(command: str, db: str | None) -> bool:
+    """``--db`` names a PostgreSQL database, which this command does not read yet: said in
+    one line (the URL without its password)."""
+    from tankref.server.dburl import is_postgres, without_password
+
+    if db is None or not is_postgres(db):
+        return False
+    print(
+        f"tankref {command}: {without_password(db)}: reads SQLite files only; ask the running "
+        "referee instead (its HTTP API), or use PostgreSQL's own tools (pg_dump)",
+        file=sys.stderr,
+    )
+    return True
+
+
 def _cmd_luck(args: argparse.Namespace) -> int:
     import sqlite3
 
@@ -164,6 +179,8 @@ def _cmd_luck(args: argparse.Namespace) -> int:
     from tankref.server.settings import default_db_path
     from tankref.server.store import StoreError, one_line
 
+    if _postgres_named("luck", args.db):
+        return 1
     db = Path(args.db).expanduser() if args.db else default_db_path()
     if not db.is_file():
         print(
@@ -364,6 +381,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from tankref.server.settings import default_db_path
     from tankref.server.store import EventStore, StoreError, one_line
 
+    if _postgres_named("export", args.db):
+        return 1
     db = Path(args.db).expanduser() if args.db else default_db_path()
     if not db.is_file():
         print(f"tankref export: no referee database at {db} (--db FILE)", file=sys.stderr)
@@ -403,6 +422,8 @@ def _cmd_backup(args: argparse.Namespace) -> int:
     from tankref.server.settings import default_db_path
     from tankref.server.store import StoreError, backup
 
+    if _postgres_named("backup", args.db):
+        return 1
     db = Path(args.db).expanduser() if args.db else default_db_path()
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = Path(args.file or f"tankref-backup-{stamp}.sqlite3").expanduser()

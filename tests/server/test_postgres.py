@@ -233,3 +233,18 @@ def test_connections_cut_mid_game_are_made_again_unseen(url: str) -> None:
         assert table.snapshot() == before
         assert table.ok(table.act(WAIT))["seq"] == before[0]["seq"] + 1
         duel(live.url)
+
+
+@pytest.mark.parametrize("command", ["luck", "export", "backup"])
+def test_the_file_commands_say_they_read_sqlite_only(command: str) -> None:
+    """`tankref luck|export|backup --db postgresql://...`: one line, no password, exit 1."""
+    args = ["TABLE"] if command == "export" else []
+    done = subprocess.run(
+        [sys.executable, "-m", "tankref", command, *args, "--db", "postgresql://u:s3cret@h/db"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "reads SQLite files only" in done.stderr and "postgresql://u:***@h/db" in done.stderr
+    assert "s3cret" not in done.stderr + done.stdout
