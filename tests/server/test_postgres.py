@@ -22,7 +22,7 @@ import pytest
 from pgkit import fresh_database, raw, unreachable
 from serverkit import duel, live_referee
 from tankref.server.pgstore import PgStore
-from tankref.server.store import EventRow, TableRow, WriteConflict
+from tankref.server.store import EventRow, Snapshot, TableRow, WriteConflict
 from tankref.server.stores import without_password
 
 WAIT = {"kind": "wait", "tank_id": "R1"}
@@ -59,6 +59,32 @@ def test_a_writer_that_is_behind_gets_a_conflict_never_a_second_event(url: str) 
         with pytest.raises(WriteConflict):
             asyncio.run(write(second, 1, "second"))
         assert [e.request_id for e in second.events("t1")] == ["first-1"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_writer_behind_does_not_put_its_snapshot_on_the_others_event(url: str) -> None:
+    """A snapshot queued with an event that loses its seq is refused with it: the seq's
+    snapshot stays the one made with the event that was logged."""
+    first, second = PgStore(url), PgStore(url)
+    try:
+        first.add_table(_row())
+
+        async def write(store: PgStore, by: str) -> list[BaseException | None]:
+            written = [
+                store.queue_event(_event(1, by)),
+                store.queue_snapshot(Snapshot("t1", 1, "test", "{}", "{}", by)),
+            ]
+            outcomes = await asyncio.gather(*written, return_exceptions=True)
+            return [o if isinstance(o, BaseException) else None for o in outcomes]
+
+        assert asyncio.run(write(first, "first")) == [None, None]
+        lost = asyncio.run(write(second, "second"))
+        assert isinstance(lost[0], WriteConflict) and lost[1] is not None
+        with raw(url) as db:
+            heads = [r[0] for r in db.execute("SELECT head_sha256 FROM snapshots")]
+        assert heads == ["first"]
     finally:
         first.close()
         second.close()

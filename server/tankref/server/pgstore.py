@@ -673,7 +673,21 @@ class PgGroupCommit:
         except psycopg.Error as exc:
             if len(group) == 1:
                 return [_failure(exc, self.where)]
-        return [self._commit([item])[0] for item in group]
+        # One of them is refused: each on its own, so only it fails; a snapshot whose event
+        # was refused is not saved either (that seq is another writer's: its event says
+        # nothing of this state).
+        outcomes: list[BaseException | None] = []
+        refused: set[tuple[Any, Any]] = set()
+        for item in group:
+            at = (item.params[0], item.params[1])
+            if item.sql == _INSERT_SNAPSHOT and at in refused:
+                outcomes.append(StoreFailure(f"its event {at[1]} was not saved"))
+                continue
+            outcome = self._commit([item])[0]
+            if outcome is not None and item.sql == _INSERT_EVENT:
+                refused.add(at)
+            outcomes.append(outcome)
+        return outcomes
 
 
 def _runs(group: list[_Write]) -> list[tuple[str, list[Sequence[Any]]]]:
