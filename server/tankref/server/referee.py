@@ -820,7 +820,11 @@ class Referee:
                 step = host.timeline.act(action, dice)
             except RulesError as err:
                 raise from_rules(err, "action") from None
-            return await self._record(host, request_id, request_sha, step, dice, by)
+            try:
+                return await self._record(host, request_id, request_sha, step, dice, by)
+            except _Behind:  # another process logged this seq: catch up from the log
+                self._fall_behind(host)
+                raise
 
     async def control(
         self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
@@ -839,7 +843,11 @@ class Referee:
                 step = host.timeline.control(action)
             except RulesError as err:
                 raise from_rules(err) from None
-            return await self._record(host, request_id, request_sha, step, None)
+            try:
+                return await self._record(host, request_id, request_sha, step, None)
+            except _Behind:  # another process logged this seq: catch up from the log
+                self._fall_behind(host)
+                raise
 
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
@@ -930,11 +938,7 @@ class Referee:
         if state_sha is not None and (seq % SNAPSHOT_EVERY == 0 or summary.status == "over"):
             # Queued in this turn, after its event: committed with it (and refused without it).
             self._save_snapshot(replace(snapshot_of(host, version, step), head_sha256=head))
-        try:
-            cancelled = await _committed(written, host.id, f"event {seq}")
-        except _Behind:
-            self._fall_behind(host)
-            raise
+        cancelled = await _committed(written, host.id, f"event {seq}")
         # Committed: only now does the table move on.
         host.timeline.commit(step, seq)
         host.seq = seq
