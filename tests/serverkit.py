@@ -70,18 +70,20 @@ def fair_to_the_loop() -> Iterator[None]:
 @dataclass
 class LiveReferee:
     url: str
-    db_path: Path
+    db_path: Path | str  # an SQLite file, or a PostgreSQL URL
     server: uvicorn.Server
 
 
 @contextmanager
 def live_referee(
-    db_path: Path, *, log_level: str = "warning", port: int | None = None, **settings: Any
+    db_path: Path | str, *, log_level: str = "warning", port: int | None = None, **settings: Any
 ) -> Iterator[LiveReferee]:
-    """The real app under uvicorn in a thread: real sockets, real HTTP, real SQLite.
+    """The real app under uvicorn in a thread: real sockets, real HTTP, real SQLite (or the
+    PostgreSQL database ``db_path`` names, a URL).
     ``port``: a chosen one (to stop the referee and start it again where a client looks)."""
     port = port or free_port()
-    app = create_app(Settings(db_path=db_path, port=port, **settings))
+    db = {"db_url": db_path} if isinstance(db_path, str) else {"db_path": db_path}
+    app = create_app(Settings(port=port, **db, **settings))
     server = RefereeServer(referee_config(app, "127.0.0.1", port, log_level), app)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -146,11 +146,30 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from tankref.server.serve import serve
     from tankref.server.settings import default_db_path
+    from tankref.server.stores import chosen_db, is_postgres
 
-    db = Path(args.db).expanduser() if args.db else default_db_path()
+    chosen = chosen_db(args.db)  # --db, else TANKREF_DB
+    db: Path | str = default_db_path()
+    if chosen is not None:
+        db = chosen if is_postgres(chosen) else Path(chosen).expanduser()
     return serve(
         args.host, args.port, db, log_level=args.log_level, allowed_hosts=tuple(args.allow_host)
     )
+
+
+def _postgres_named(command: str, db: str | None) -> bool:
+    """``--db`` names a PostgreSQL database, which this command does not read yet: said in
+    one line (the URL without its password)."""
+    from tankref.server.dburl import is_postgres, without_password
+
+    if db is None or not is_postgres(db):
+        return False
+    print(
+        f"tankref {command}: {without_password(db)}: reads SQLite files only; ask the running "
+        "referee instead (its HTTP API), or use PostgreSQL's own tools (pg_dump)",
+        file=sys.stderr,
+    )
+    return True
 
 
 def _cmd_luck(args: argparse.Namespace) -> int:
@@ -160,6 +179,8 @@ def _cmd_luck(args: argparse.Namespace) -> int:
     from tankref.server.settings import default_db_path
     from tankref.server.store import StoreError, one_line
 
+    if _postgres_named("luck", args.db):
+        return 1
     db = Path(args.db).expanduser() if args.db else default_db_path()
     if not db.is_file():
         print(
@@ -360,6 +381,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from tankref.server.settings import default_db_path
     from tankref.server.store import EventStore, StoreError, one_line
 
+    if _postgres_named("export", args.db):
+        return 1
     db = Path(args.db).expanduser() if args.db else default_db_path()
     if not db.is_file():
         print(f"tankref export: no referee database at {db} (--db FILE)", file=sys.stderr)
@@ -399,6 +422,8 @@ def _cmd_backup(args: argparse.Namespace) -> int:
     from tankref.server.settings import default_db_path
     from tankref.server.store import StoreError, backup
 
+    if _postgres_named("backup", args.db):
+        return 1
     db = Path(args.db).expanduser() if args.db else default_db_path()
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = Path(args.file or f"tankref-backup-{stamp}.sqlite3").expanduser()
@@ -494,14 +519,16 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the referee server (TTS and browsers talk to it)",
         description="Run the referee: an HTTP API (docs at /docs) over the rules engine, "
-        "with every action kept in an SQLite event log.",
+        "with every action kept in an SQLite event log (or a PostgreSQL database).",
     )
     serve.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
     serve.add_argument(
         "--port", type=port_number, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}"
     )
     serve.add_argument(
-        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
+        "--db",
+        help="SQLite database file (default: tankref.sqlite3 in your user data folder; "
+        "TANKREF_DB names another), or a PostgreSQL server: postgresql://USER@HOST/DB",
     )
     serve.add_argument(
         "--log-level",

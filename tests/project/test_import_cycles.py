@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[2] / "server"
 # those imports, so a lazy import here cannot hide a cycle either.
 LAZY_IMPORTERS: dict[str, str] = {
     "tankref.cli": "each command loads only what it runs (no server stack for `tankref cards`)",
+    "tankref.server.stores": "the PostgreSQL store and its driver load only when a database "
+    "URL asks for them (an SQLite referee starts without psycopg)",
 }
 
 

@@ -37,9 +37,12 @@ def test_engage_reply_has_result_chat_and_tank_views(referee: LiveReferee) -> No
     assert entry["table"]["winner"] == "Red"
 
 
-def test_same_request_id_returns_first_result_and_never_rolls_again(referee: LiveReferee) -> None:
-    """A retried request (same id) gets the first reply back; the dice counter and the log stay."""
-    table = duel(referee.url, dice_source="server")
+def test_same_request_id_returns_first_result_and_never_rolls_again(
+    any_referee: LiveReferee,
+) -> None:
+    """A retried request (same id) gets the first reply back; the dice counter and the log stay
+    (on either store)."""
+    table = duel(any_referee.url, dice_source="server")
     first = table.ok(table.act(ENGAGE, request_id="shot-1"))
     counter = table.read()["dice"]["counter"]
     seq = table.read()["seq"]
@@ -51,9 +54,10 @@ def test_same_request_id_returns_first_result_and_never_rolls_again(referee: Liv
     assert len(table.log()) == seq
 
 
-def test_request_id_reused_for_a_different_request_is_refused(referee: LiveReferee) -> None:
-    """The same id with another body is a client bug: 409 naming request_id, nothing applied."""
-    table = duel(referee.url)
+def test_request_id_reused_for_a_different_request_is_refused(any_referee: LiveReferee) -> None:
+    """The same id with another body is a client bug: 409 naming request_id, nothing applied
+    (on either store)."""
+    table = duel(any_referee.url)
     table.ok(table.act({"kind": "wait", "tank_id": "R1"}, request_id="a-1"))
     before = table.snapshot()
     reply = table.act({"kind": "end_phase"}, request_id="a-1")

@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from pgkit import raw
 from serverkit import free_port, wal_commits
 from tankref.core.dice import DiceState
 from tankref.core.results import chat_lines
@@ -106,6 +107,17 @@ def skirmish(seed: int) -> Skirmish:
     return Skirmish(create=create, dice_seed=dice_seed, requests=requests, final=record.final)
 
 
+def commits_so_far(db: Path | str) -> int:
+    """How many commits wrote events: SQLite's write-ahead log's commit frames (every commit
+    since the start), or on PostgreSQL the distinct transactions the event rows were
+    inserted by (each row's ``xmin``)."""
+    if isinstance(db, Path):
+        return wal_commits(db)
+    with raw(db) as conn:
+        row = conn.execute("SELECT count(DISTINCT xmin::text) FROM events").fetchone()
+    return int(row[0])
+
+
 # --- the referee process ---------------------------------------------------------------------
 
 
@@ -113,8 +125,8 @@ class RefereeProcess:
     """``python -m tankref serve`` on one database; ``kill`` is SIGKILL, ``start`` starts anew
     (on a fresh port, so no socket of the dead process is in the way)."""
 
-    def __init__(self, db_path: Path, stderr_path: Path) -> None:
-        self.db_path = db_path
+    def __init__(self, db_path: Path | str, stderr_path: Path) -> None:
+        self.db_path = db_path  # an SQLite file, or a PostgreSQL URL
         self.stderr_path = stderr_path
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
@@ -159,8 +171,8 @@ class RefereeProcess:
 
 
 @contextmanager
-def referee_process(tmp_path: Path) -> Iterator[RefereeProcess]:
-    referee = RefereeProcess(tmp_path / "referee.sqlite3", tmp_path / "referee.stderr")
+def referee_process(tmp_path: Path, db: Path | str) -> Iterator[RefereeProcess]:
+    referee = RefereeProcess(db, tmp_path / "referee.stderr")
     referee.start()
     try:
         yield referee
@@ -309,12 +321,12 @@ def check_log(game: Skirmish, client: Client, acked: dict[str, dict[str, Any]]) 
     assert table["dice"]["counter"] == table["state"]["dice"]["counter"]
 
 
-def test_quiet_kill_keeps_every_table_exactly(tmp_path: Path) -> None:
+def test_quiet_kill_keeps_every_table_exactly(tmp_path: Path, referee_db: Path | str) -> None:
     """SIGKILL with no request in flight: after the restart each table reads back identical
     (state, tanks, dice, seq) with the identical log, and the game plays on to the same end
     it reaches in memory, with the same token."""
     game = skirmish(1)
-    with referee_process(tmp_path) as referee:
+    with referee_process(tmp_path, referee_db) as referee:
         client = Client.create(referee, game.create)
         other = Client.create(referee, game.create)  # a second table rides along
         half = len(game.requests) // 2
@@ -339,7 +351,9 @@ def test_quiet_kill_keeps_every_table_exactly(tmp_path: Path) -> None:
         assert final["table"]["status"] == "over"
 
 
-def test_kill_mid_stream_loses_no_acknowledged_action(tmp_path: Path) -> None:
+def test_kill_mid_stream_loses_no_acknowledged_action(
+    tmp_path: Path, referee_db: Path | str
+) -> None:
     """SIGKILL while a client thread posts a stream of actions (engages, moves as tank PUTs,
     waits, recover, smoke, end_phase ...), three times over one game. After each restart: every
     acknowledged reply is in the log with the identical entry; seqs are contiguous; no request
@@ -358,7 +372,7 @@ def test_kill_mid_stream_loses_no_acknowledged_action(tmp_path: Path) -> None:
         i for i, r in enumerate(requests) if r.body.get("action") == {"kind": "start_game"}
     )
     assert sum(r.path.startswith("/tanks/") for r in requests[started:]) >= 10  # moves
-    with referee_process(tmp_path) as referee:
+    with referee_process(tmp_path, referee_db) as referee:
         client = Client.create(referee, game.create)
         acked: dict[str, dict[str, Any]] = {}
         resumed: list[bool] = []  # per kill: was the cut-off request already committed?
@@ -446,7 +460,9 @@ def test_kill_mid_stream_loses_no_acknowledged_action(tmp_path: Path) -> None:
         print(f"cut-off requests already committed at the kill: {resumed}")
 
 
-def test_kill_under_concurrent_load_loses_no_acknowledged_action(tmp_path: Path) -> None:
+def test_kill_under_concurrent_load_loses_no_acknowledged_action(
+    tmp_path: Path, referee_db: Path | str
+) -> None:
     """Six tables played at once, each by its own client thread as fast as the referee
     answers, so their writes share commits (group commit: fewer commits in the log than
     events); SIGKILL mid-stream, twice. After each restart, every table: every acknowledged
@@ -454,7 +470,7 @@ def test_kill_under_concurrent_load_loses_no_acknowledged_action(tmp_path: Path)
     the pure engine's replay of the log; each cut-off request sent again is replayed if it
     had been committed, else applied now, never both. Then the games go on."""
     games = [skirmish(seed) for seed in (13, 3, 7, 8, 9, 10)]  # long games: 79 to 120 requests
-    with referee_process(tmp_path) as referee:
+    with referee_process(tmp_path, referee_db) as referee:
         clients = [Client.create(referee, game.create) for game in games]
         acked: list[dict[str, dict[str, Any]]] = [{} for _ in games]
         first = [0] * len(games)
@@ -474,7 +490,7 @@ def test_kill_under_concurrent_load_loses_no_acknowledged_action(tmp_path: Path)
                 assert stream.ready.wait(TIMEOUT * 3)
             if round_ == 0:  # before the kill: the log as written under load
                 events = sum(len(stream.acked) for stream in streams)
-                commits = wal_commits(referee.db_path)
+                commits = commits_so_far(referee.db_path)
                 shared = commits < events
                 print(f"{events}+ events acknowledged in at most {commits} commits")
             referee.kill()

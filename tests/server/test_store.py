@@ -39,10 +39,11 @@ def test_store_uses_wal_and_synchronous_commits(tmp_path: Path) -> None:
     store.close()
 
 
-def test_restart_rebuilds_every_table_from_the_log(tmp_path: Path) -> None:
+def test_restart_rebuilds_every_table_from_the_log(referee_db: Path | str) -> None:
     """A stopped and restarted referee has the same tables, states and logs; tokens still
-    work, and an acknowledged request id still replays instead of rolling again."""
-    db = tmp_path / "r.sqlite3"
+    work, and an acknowledged request id still replays instead of rolling again (SQLite and
+    PostgreSQL alike)."""
+    db = referee_db
     with live_referee(db) as live:
         a = duel(live.url, dice_source="server")
         a.ok(a.act({"kind": "engage", "tank_id": "R1", "target_id": "B1"}, request_id="s1"))

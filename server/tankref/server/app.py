@@ -36,7 +36,7 @@ from tankref.server.routes import (
 )
 from tankref.server.schemas import ErrorReply
 from tankref.server.settings import Settings
-from tankref.server.store import EventStore
+from tankref.server.stores import open_store
 
 DESCRIPTION = """
 The referee for tank wargames played in Tabletop Simulator. TTS (or any client) creates a
@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = EventStore(settings.db_path)
+        store = open_store(settings.db_url or settings.db_path)
         app.state.referee = Referee(store)
         app.state.history = History(store)  # the replay slider's rebuilt positions
         # Everything loaded so far lives as long as the server: keep it out of the garbage

@@ -19,8 +19,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from tankref.core.errors import Kind, RulesError
+from tankref.server.store import StoreFailure, StoreUnavailable
 
 log = logging.getLogger("tankref.server")
+
+# Seconds a client is told to wait when the database cannot be reached (HTTP Retry-After).
+RETRY_AFTER = "2"
 
 # An engine refusal's status, from its kind alone: a new refusal code needs no entry here.
 STATUS: dict[Kind, int] = {
@@ -159,6 +163,22 @@ def install(app: FastAPI) -> None:
     async def _database(request: Request, exc: Exception) -> JSONResponse:
         # A damaged page of the file: this request fails, the referee and other tables go on.
         log.error("database error on %s %s: %s", request.method, request.url.path, exc)
+        return ApiError(
+            503, "DATABASE_UNREADABLE", f"the referee could not read its database ({exc})"
+        ).response()
+
+    @app.exception_handler(StoreFailure)
+    async def _store(request: Request, exc: Exception) -> JSONResponse:
+        # Any store's failure (the PostgreSQL server gone, a read refused): this request
+        # fails, nothing unsaved was acknowledged, and the next request connects again.
+        log.error("database error on %s %s: %s", request.method, request.url.path, exc)
+        if isinstance(exc, StoreUnavailable):
+            return ApiError(
+                503,
+                "DATABASE_UNAVAILABLE",
+                f"the referee cannot reach its database ({exc}); try again shortly",
+                headers={"Retry-After": RETRY_AFTER},
+            ).response()
         return ApiError(
             503, "DATABASE_UNREADABLE", f"the referee could not read its database ({exc})"
         ).response()

@@ -31,6 +31,7 @@ from tankref.server.referee import (
     table_genesis,
 )
 from tankref.server.store import EventRow, TableRow, read_log
+from tankref.server.stores import Store
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,15 @@ def export_from_file(db_path: Path, table_id: str, standing: Standing) -> str | 
     """The export's text, read from the database on a connection of its own: a big table's
     export (thousands of events) is built off the event loop. None: no such table."""
     row, events = read_log(db_path, table_id, standing.last_seq)
+    if row is None:
+        return None
+    return export_text(export_document(row, events, standing))
+
+
+def export_from_store(store: Store, table_id: str, standing: Standing) -> str | None:
+    """``export_from_file`` from any store, read on a connection of its own: a big table's
+    export (thousands of events) is built off the event loop. None: no such table."""
+    row, events = store.read_log(table_id, standing.last_seq)
     if row is None:
         return None
     return export_text(export_document(row, events, standing))

@@ -32,7 +32,8 @@ from pydantic import BaseModel, Field
 from tankref.core.timeline import describe
 from tankref.server.referee import Referee, TableHost, replay_onto
 from tankref.server.schemas import Scene
-from tankref.server.store import EventRow, EventStore, TableRow, read_log
+from tankref.server.store import EventRow, TableRow
+from tankref.server.stores import Store
 
 STRIDE = 25
 MAX_POSITIONS = 100
@@ -84,7 +85,7 @@ def fork(host: TableHost) -> TableHost:
 
 class History:
     def __init__(
-        self, store: EventStore, *, stride: int = STRIDE, max_positions: int = MAX_POSITIONS
+        self, store: Store, *, stride: int = STRIDE, max_positions: int = MAX_POSITIONS
     ) -> None:
         self.store = store  # used on the event loop only, as the referee does
         self.stride = stride
@@ -110,7 +111,7 @@ class History:
         return await anyio.to_thread.run_sync(_entry_state, host, event, last_seq)
 
     def _read_and_replay(self, row: TableRow, start: TableHost, seq: int) -> TableHost:
-        _, events = read_log(self.store.path, row.id, upto=seq, after=start.seq)
+        _, events = self.store.read_log(row.id, upto=seq, after=start.seq)
         return self._replay(row, start, events)
 
     def at(self, row: TableRow, seq: int) -> TableHost:

@@ -15,7 +15,6 @@ import hashlib
 import json
 import logging
 import secrets
-import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
@@ -35,7 +34,7 @@ from tankref.core.ruleset import Ruleset, TableSummary, TankView
 from tankref.core.scene import LineOfFire
 from tankref.core.timeline import Step, Timeline, first_state, result_digest
 from tankref.rulesets import get_ruleset, ruleset_names
-from tankref.server.errors import ApiError, from_rules, from_validation
+from tankref.server.errors import RETRY_AFTER, ApiError, from_rules, from_validation
 from tankref.server.schemas import (
     CreateTable,
     DicePublic,
@@ -49,15 +48,16 @@ from tankref.server.schemas import (
 )
 from tankref.server.store import (
     EventRow,
-    EventStore,
     LoggedSnapshot,
     Reopened,
     Snapshot,
+    StoreFailure,
+    StoreUnavailable,
     TableRow,
+    WriteConflict,
     one_line,
-    read_log,
-    read_reopen,
 )
+from tankref.server.stores import Store
 
 log = logging.getLogger("tankref.server")
 
@@ -349,7 +349,7 @@ class Referee:
 
     def __init__(
         self,
-        store: EventStore,
+        store: Store,
         *,
         keep_rebuilt: int = KEEP_REBUILT,
         idle_seconds: float = IDLE_SECONDS,
@@ -437,7 +437,7 @@ class Referee:
         except RuntimeError:  # no event loop (a tool, a test): written here and now
             try:
                 self.store.add_snapshot(snapshot)
-            except sqlite3.Error as exc:
+            except StoreFailure as exc:
                 _snapshot_lost(snapshot, exc)
             return
         written = self.store.queue_snapshot(snapshot)
@@ -467,17 +467,16 @@ class Referee:
             return None
 
     async def _load_aside(self, row: TableRow) -> None:
-        path = self.store.path
+        read = self.store.read_reopen  # on a connection of its own
         try:
             version = self.version(row.ruleset)
 
             def replay() -> tuple[TableHost, Snapshot | None]:
-                def read(table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
-                    return read_reopen(path, table_id, take)
-
                 return reopen_from(read, row, version)
 
             host = self._rebuilt(row, await asyncio.to_thread(replay))
+        except StoreUnavailable:  # not the table's fault: ``host`` tries again, and says so
+            pass
         except Exception as exc:  # its log does not load: set aside, as at start
             if row.id in self.rows:
                 self._set_aside(row.id, exc)
@@ -535,10 +534,10 @@ class Referee:
         that reaches before the snapshot the table was re-opened from (``Timeline.floor``).
         Off the event loop; the table's lock is held, so its log does not move meanwhile."""
         row = self.rows[host.id]
-        path = self.store.path
+        read_log = self.store.read_log  # on a connection of its own
 
         def replay() -> TableHost:
-            _, events = read_log(path, host.id, upto=host.seq)
+            _, events = read_log(host.id, upto=host.seq)
             return rebuild(row, events)
 
         whole = await asyncio.to_thread(replay)
@@ -631,6 +630,8 @@ class Referee:
             if row is not None:
                 try:
                     host = self._rebuilt(row)
+                except StoreUnavailable:  # the database, not the table: 503, try again
+                    raise
                 except Exception as exc:  # its log does not load: set aside, as at start
                     self._set_aside(table_id, exc)
                     del self.rows[table_id]
@@ -745,7 +746,7 @@ class Referee:
             _still_there(host)
             try:
                 events = self.store.delete_table(host.id)
-            except sqlite3.Error as exc:
+            except StoreFailure as exc:
                 raise ApiError(
                     503, "NOT_SAVED", f"the referee could not delete it ({exc}); nothing changed"
                 ) from None
@@ -806,7 +807,11 @@ class Referee:
                     written = self.store.queue_quiet_request(
                         host.id, request_id, request_sha, host.seq
                     )
-                    cancelled = await _committed(written, host.id, "request")
+                    try:
+                        cancelled = await _committed(written, host.id, "request")
+                    except _Behind:
+                        self._fall_behind(host)
+                        raise
                     host.quiet[request_id] = (host.seq, request_sha)
                     if cancelled:
                         raise asyncio.CancelledError
@@ -815,7 +820,11 @@ class Referee:
                 step = host.timeline.act(action, dice)
             except RulesError as err:
                 raise from_rules(err, "action") from None
-            return await self._record(host, request_id, request_sha, step, dice, by)
+            try:
+                return await self._record(host, request_id, request_sha, step, dice, by)
+            except _Behind:  # another process logged this seq: catch up from the log
+                self._fall_behind(host)
+                raise
 
     async def control(
         self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
@@ -834,7 +843,11 @@ class Referee:
                 step = host.timeline.control(action)
             except RulesError as err:
                 raise from_rules(err) from None
-            return await self._record(host, request_id, request_sha, step, None)
+            try:
+                return await self._record(host, request_id, request_sha, step, None)
+            except _Behind:  # another process logged this seq: catch up from the log
+                self._fall_behind(host)
+                raise
 
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
@@ -937,6 +950,16 @@ class Referee:
         if cancelled:
             raise asyncio.CancelledError
         return _reply(True, False, seq, entry_json, table_json, head)
+
+    def _fall_behind(self, host: TableHost) -> None:
+        """Another referee process logged this table's next event first (a shared
+        PostgreSQL database): this copy is behind its log. It is forgotten, and the table's
+        next use re-opens it from the log; whoever waits on it now is answered."""
+        if self.tables.get(host.id) is host:
+            del self.tables[host.id]
+        self._listed.pop(host.id, None)
+        host.closing = True
+        host.notify()
 
     def _checkpoint(
         self, host: TableHost, seq: int, state: Any, summary: TableSummary
@@ -1174,12 +1197,35 @@ async def _committed(written: asyncio.Future[None], table_id: str, what: str) ->
     exc = written.exception()
     if exc is not None:  # disk full, file gone ...: say so; nothing was applied
         log.error("table %s: could not save %s: %s", table_id, what, exc)
+        if isinstance(exc, WriteConflict):  # the caller forgets its copy of the table
+            raise _Behind()
         if cancelled:
             raise asyncio.CancelledError
+        if isinstance(exc, StoreUnavailable):
+            raise ApiError(
+                503,
+                "DATABASE_UNAVAILABLE",
+                f"the referee cannot reach its database ({exc}); nothing was applied: "
+                "send it again shortly",
+                headers={"Retry-After": RETRY_AFTER},
+            ) from None
         raise ApiError(
             503, "NOT_SAVED", f"the referee could not save this action ({exc}); nothing was applied"
         ) from None
     return cancelled
+
+
+class _Behind(ApiError):
+    """The write lost to another referee process's (``WriteConflict``): nothing applied."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            409,
+            "TABLE_MOVED_ON",
+            "another referee process logged this table's next action first; nothing was "
+            "applied: send it again (the table is read again from its log)",
+            headers={"Retry-After": "0"},
+        )
 
 
 def _reused(request_id: str) -> ApiError:

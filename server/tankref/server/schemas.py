@@ -304,8 +304,9 @@ class Health(BaseModel):
     tables: int
     database: str | None = Field(
         default=None,
-        description="The database file in use, told only to callers on the referee's own "
-        "computer (the path names the user's home folder).",
+        description="The database in use (a file, or a PostgreSQL URL without its password), "
+        "told only to callers on the referee's own computer (a path names the user's home "
+        "folder).",
     )
     quarantined: list[QuarantinedTable] = Field(
         default_factory=list,

@@ -8,6 +8,7 @@ import logging
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -15,7 +16,8 @@ from fastapi import FastAPI
 from tankref.server.app import create_app
 from tankref.server.limits import protocol_class, within_file_limit
 from tankref.server.settings import Settings
-from tankref.server.store import EventStore, StoreError, one_line
+from tankref.server.store import StoreError, one_line
+from tankref.server.stores import is_postgres, open_store
 
 WRITER_SWITCH_INTERVAL = 0.0005  # seconds: see serve()
 # Objects allocated, less those freed, between two young garbage collections (Python's
@@ -105,26 +107,31 @@ def port_free(host: str, port: int) -> bool:
 def serve(
     host: str,
     port: int,
-    db_path: Path,
+    db_path: Path | str,
     *,
     log_level: str = "warning",
     allowed_hosts: tuple[str, ...] = (),
 ) -> int:
-    settings = Settings(db_path=db_path, host=host, port=port)
+    """``db_path``: an SQLite file, or a PostgreSQL URL (``stores.is_postgres``)."""
+    db: dict[str, Any] = (
+        {"db_url": str(db_path)} if is_postgres(db_path) else {"db_path": Path(db_path)}
+    )
+    settings = Settings(host=host, port=port, **db)
     if allowed_hosts:
         settings = Settings(
-            db_path=db_path,
             host=host,
             port=port,
             allowed_hosts=(*settings.allowed_hosts, *allowed_hosts),
+            **db,
         )
     try:  # fail here, in one plain line, not with a traceback from inside uvicorn
-        store = EventStore(db_path)
+        store = open_store(db_path)
         try:
             store.check_readable()
             store.check_writable()
         finally:
             store.close()
+        where = store.where  # a URL without its password
     except (StoreError, OSError) as exc:
         print(f"tankref: cannot open the database: {one_line(exc, 400)}", file=sys.stderr)
         return 2
@@ -142,7 +149,7 @@ def serve(
         return 2
     for line in banner(host, port):
         print(line)
-    print(f"database: {db_path}")
+    print(f"database: {where}")
     if not settings.loopback:
         names = ", ".join(settings.allowed_hosts)
         print(
@@ -173,7 +180,7 @@ def serve(
         # uvicorn has stopped cleanly and raises Ctrl+C again for whoever runs it: that is
         # us, and one line says all a player needs (not a traceback under the banner).
         pass
-    print(f"Stopped; every acknowledged action is in {db_path}.", flush=True)
+    print(f"Stopped; every acknowledged action is in {where}.", flush=True)
     return 0
 
 

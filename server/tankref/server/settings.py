@@ -40,6 +40,8 @@ def demo_tokens_path() -> Path:
 @dataclass(frozen=True)
 class Settings:
     db_path: Path = field(default_factory=default_db_path)
+    # A PostgreSQL URL (postgresql://...): the log goes there instead of the file db_path.
+    db_url: str | None = None
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     # Host names the server answers to, on every binding: a web page elsewhere cannot reach

@@ -134,6 +134,21 @@ class StoreError(RuntimeError):
     """The database cannot be used (wrong file, newer schema, disk trouble)."""
 
 
+class StoreFailure(Exception):
+    """A read or write the database refused or could not do; nothing was changed by it
+    (whichever store: the referee catches this, never a database driver's own errors)."""
+
+
+class StoreUnavailable(StoreFailure):
+    """The database server cannot be reached just now: try again shortly (HTTP 503 with
+    Retry-After). The write it refused is not applied."""
+
+
+class WriteConflict(StoreFailure):
+    """Another writer (another referee process) logged this table's next event first: this
+    referee's copy of the table is behind its log and must catch up before it writes."""
+
+
 @dataclass(frozen=True)
 class TableRow:
     id: str
@@ -218,6 +233,11 @@ class EventStore:
             raise StoreError(
                 f"{path}: cannot use this file as the referee's database: {one_line(exc)}"
             ) from exc
+
+    @property
+    def where(self) -> str:
+        """The database as a person names it: the file's path."""
+        return str(self.path)
 
     def check_readable(self) -> None:
         """The list of tables reads (a table that then does not load is set aside)."""
@@ -305,6 +325,12 @@ class EventStore:
     def delete_table(self, table_id: str) -> int:
         """The table and everything of it (events, spent request ids, seats, demo mark), in
         one transaction: all gone or nothing. Returns how many events it held."""
+        try:
+            return self._delete_table(table_id)
+        except sqlite3.Error as exc:
+            raise StoreFailure(str(exc)) from exc
+
+    def _delete_table(self, table_id: str) -> int:
         with self._transaction():
             self.db.execute("DROP TRIGGER events_append_only_delete")
             self.db.execute("DELETE FROM snapshots WHERE table_id = ?", (table_id,))
@@ -363,8 +389,11 @@ class EventStore:
 
     def add_snapshot(self, snapshot: Snapshot) -> None:
         """A snapshot, committed before this returns (on the calling thread)."""
-        with self._transaction():
-            self.db.execute(_INSERT_SNAPSHOT, snapshot.params())
+        try:
+            with self._transaction():
+                self.db.execute(_INSERT_SNAPSHOT, snapshot.params())
+        except sqlite3.Error as exc:
+            raise StoreFailure(str(exc)) from exc
 
     def queue_snapshot(self, snapshot: Snapshot) -> asyncio.Future[None]:
         """A snapshot, through the group commit (it rides with the next commit's events)."""
@@ -379,6 +408,16 @@ class EventStore:
     def reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
         """``read_reopen`` on this store's connection."""
         return _read_reopen(self.db, table_id, take)
+
+    def read_log(
+        self, table_id: str, upto: int, *, after: int = 0
+    ) -> tuple[TableRow | None, list[EventRow]]:
+        """``read_log`` on a connection of its own (for a worker thread)."""
+        return read_log(self.path, table_id, upto, after=after)
+
+    def read_reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+        """``read_reopen`` on a connection of its own (for a worker thread)."""
+        return read_reopen(self.path, table_id, take)
 
     def _group(self) -> GroupCommit:
         if self._writer is None:

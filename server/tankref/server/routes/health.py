@@ -39,7 +39,7 @@ async def health(ref: RefereeDep, connection: HTTPConnection) -> Health:
         version=__version__,
         rulesets=ruleset_names(),
         tables=len(ref.rows),
-        database=str(ref.store.path) if from_this_computer(connection) else None,
+        database=ref.store.where if from_this_computer(connection) else None,
         quarantined=[
             QuarantinedTable(table_id=table_id, reason=reason)
             for table_id, reason in ref.quarantined.items()

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.server.errors import ApiError
-from tankref.server.export import Standing, export_from_file
+from tankref.server.export import Standing, export_from_store
 from tankref.server.routes.deps import (
     Access,
     RefereeDep,
@@ -172,7 +172,7 @@ async def export(host: TableDep, ref: RefereeDep) -> Response:
     ``tankref verify``. Before the game is over it has no seed."""
     # Built in a worker thread, on a connection of its own: thousands of events would
     # otherwise hold every other client up.
-    text = await asyncio.to_thread(export_from_file, ref.store.path, host.id, Standing.of(host))
+    text = await asyncio.to_thread(export_from_store, ref.store, host.id, Standing.of(host))
     if text is None:  # every hosted table has its row; said plainly all the same
         raise ApiError(404, "UNKNOWN_TABLE", f"table_id: no table {host.id!r}", field="table_id")
     return Response(text, media_type="application/json")

@@ -1,0 +1,701 @@
+"""The durable record on PostgreSQL (issue 19): the same log as ``store.EventStore`` keeps in
+SQLite, with the same guarantees, for a referee that runs on a database server.
+
+- The log is append-only in the database: triggers refuse UPDATE, DELETE and TRUNCATE on
+  ``events`` (deleting a whole table, its owner's request, lifts them inside that one
+  transaction, as SQLite's store does).
+- ``(table_id, seq)`` is the primary key and request ids are unique per table (an index).
+- One writer at a time per table across processes: every transaction that writes a table's
+  log first takes a transaction-scoped advisory lock keyed by the table; a writer whose copy
+  of the table is behind (another process logged that seq first) gets ``WriteConflict``,
+  never a second event with the same seq.
+- The referee's writes go through a group commit: one thread on a connection of its own
+  commits every write queued while its last commit was on its way, in one transaction;
+  each write is answered only after that commit returned.
+- A server that cannot be reached raises ``StoreUnavailable``; the next use connects again.
+
+Columns are text as in SQLite (a log entry is served byte for byte as it was stored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from tankref.server.dburl import without_password
+from tankref.server.store import (
+    EventRow,
+    LoggedSnapshot,
+    Reopened,
+    Snapshot,
+    StoreError,
+    StoreFailure,
+    StoreUnavailable,
+    TableRow,
+    WriteConflict,
+    _event,
+    _event_params,
+    _settle,
+    _table,
+    _Write,
+    one_line,
+)
+
+try:
+    import psycopg
+    import psycopg.errors
+except ImportError:  # an optional extra: SQLite needs none of it
+    psycopg = None  # type: ignore[assignment]
+
+SCHEMA_VERSION = 1  # PostgreSQL's own numbering: 1, as SQLite's schema 2 (snapshots)
+CONNECT_TIMEOUT = 5  # seconds: an unreachable server is said so, not waited on
+# Seconds the event loop waits for a new connection when its own was lost; a connection still
+# being made after that is waited for off the loop, and requests meanwhile are answered 503.
+LOOP_CONNECT_WAIT = 1.0
+# A server that stops answering over TCP (a network gone quiet) is given up on after this
+# long, rather than the operating system's minutes; unless the URL says otherwise.
+TCP_SETTINGS = {
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "5",
+    "keepalives_count": "2",
+    "tcp_user_timeout": "10000",
+}
+# Advisory locks are two 32-bit keys: tankref's ("tank") and the table's.
+LOCK_CLASS = 0x74616E6B
+SCHEMA_LOCK = 0  # the table key of the lock taken while the schema is made
+
+_SCHEMA = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE tables (
+    id           TEXT PRIMARY KEY,
+    ruleset      TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL,
+    setup        TEXT NOT NULL,
+    dice         TEXT NOT NULL,
+    commitment   TEXT NOT NULL,
+    seed_chosen  INTEGER NOT NULL,
+    version      TEXT NOT NULL
+);
+CREATE TABLE events (
+    table_id       TEXT NOT NULL REFERENCES tables(id),
+    seq            BIGINT NOT NULL,
+    request_id     TEXT,
+    request_sha256 TEXT NOT NULL,
+    action         TEXT NOT NULL,
+    dice           TEXT,
+    entry          TEXT NOT NULL,
+    result_sha256  TEXT NOT NULL,
+    state_sha256   TEXT,
+    version        TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)
+);
+CREATE UNIQUE INDEX events_by_request
+    ON events (table_id, request_id) WHERE request_id IS NOT NULL;
+CREATE TABLE quiet_requests (
+    table_id       TEXT NOT NULL REFERENCES tables(id),
+    request_id     TEXT NOT NULL,
+    request_sha256 TEXT NOT NULL,
+    seq            BIGINT NOT NULL,
+    PRIMARY KEY (table_id, request_id)
+);
+CREATE TABLE seat_tokens (
+    table_id     TEXT NOT NULL REFERENCES tables(id),
+    player       TEXT NOT NULL,
+    token_sha256 TEXT NOT NULL,
+    PRIMARY KEY (table_id, player)
+);
+CREATE TABLE demo_tables (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id)
+);
+CREATE TABLE snapshots (
+    table_id    TEXT NOT NULL,
+    seq         BIGINT NOT NULL,
+    version     TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    timeline    TEXT NOT NULL,
+    head_sha256 TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq),
+    FOREIGN KEY (table_id, seq) REFERENCES events (table_id, seq)
+);
+CREATE FUNCTION tankref_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'the event log is append-only';
+END
+$$;
+CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+    FOR EACH ROW EXECUTE FUNCTION tankref_append_only();
+CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+    FOR EACH ROW EXECUTE FUNCTION tankref_append_only();
+CREATE TRIGGER events_append_only_truncate BEFORE TRUNCATE ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION tankref_append_only();
+"""
+
+_EVENT_COLUMNS = (
+    "table_id, seq, request_id, request_sha256, action, dice, entry, result_sha256, "
+    "state_sha256, version, created_at"
+)
+_TABLE_COLUMNS = (
+    "id, ruleset, created_at, token_sha256, setup, dice, commitment, seed_chosen, version"
+)
+_INSERT_EVENT = (
+    f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+_INSERT_SNAPSHOT = (
+    "INSERT INTO snapshots (table_id, seq, version, state, timeline, head_sha256) "
+    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_id, seq) DO UPDATE SET "
+    "version = EXCLUDED.version, state = EXCLUDED.state, timeline = EXCLUDED.timeline, "
+    "head_sha256 = EXCLUDED.head_sha256"
+)
+_INSERT_QUIET = (
+    "INSERT INTO quiet_requests (table_id, request_id, request_sha256, seq) VALUES (%s, %s, %s, %s)"
+)
+_LOCK_TABLE = "SELECT pg_advisory_xact_lock(%s, %s)"
+# Several tables' locks, taken in the order of the keys (sorted): a volatile function is
+# evaluated after the ORDER BY, so two writers never take each other's in a circle.
+_LOCK_TABLES = (
+    "SELECT pg_advisory_xact_lock(%s, k) FROM unnest(%s::int4[]) WITH ORDINALITY AS u(k, n) "
+    "ORDER BY n"
+)
+
+
+def table_key(table_id: str) -> int:
+    """The table's advisory lock key: a signed 32-bit number from its id."""
+    return int.from_bytes(hashlib.sha256(table_id.encode()).digest()[:4], "big", signed=True)
+
+
+def _failure(exc: BaseException, where: str) -> StoreFailure:
+    """A driver's error as the store's own (the referee never sees psycopg's)."""
+    if psycopg is not None and isinstance(exc, psycopg.OperationalError):
+        return StoreUnavailable(f"{where}: the database cannot be reached: {one_line(exc)}")
+    if psycopg is not None and isinstance(exc, psycopg.errors.UniqueViolation):
+        return WriteConflict(f"another writer logged it first: {one_line(exc)}")
+    return StoreFailure(one_line(exc))
+
+
+Connection = Any  # psycopg.Connection[tuple[Any, ...]] (psycopg is optional)
+
+
+class PgStore:
+    """The log in a PostgreSQL database (``url``: a ``postgresql://`` URL or a libpq
+    conninfo). The event loop's reads and single writes go on one connection in autocommit
+    mode; the group commit and worker threads' reads on connections of their own."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._where = without_password(url) if "://" in url else "PostgreSQL"
+        if psycopg is None:
+            raise StoreError(
+                f"{self._where}: PostgreSQL needs psycopg: pip install 'tankref[postgres]'"
+            )
+        self._db: Connection | None = None
+        self._attempt: _Connecting | None = None  # a lost connection being made again
+        self._writer: PgGroupCommit | None = None
+        from psycopg.conninfo import conninfo_to_dict
+
+        named = conninfo_to_dict(url)
+        self._settings: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT} | {
+            k: v for k, v in TCP_SETTINGS.items() if k not in named
+        }
+        try:
+            self._prepare()
+        except psycopg.OperationalError as exc:
+            self.close()
+            raise StoreError(f"{self._where}: cannot connect: {one_line(exc)}") from exc
+        except psycopg.Error as exc:
+            self.close()
+            raise StoreError(
+                f"{self._where}: cannot use this database for the referee: {one_line(exc)}"
+            ) from exc
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def where(self) -> str:
+        return self._where
+
+    def connect(self, *, autocommit: bool = True) -> Connection:
+        return psycopg.connect(self.url, autocommit=autocommit, **self._settings)
+
+    def _conn(self) -> Connection:
+        """The event loop's connection. A lost one is made again on a thread of its own,
+        waited for a moment: the event loop never waits out a server that does not answer
+        (StoreUnavailable meanwhile)."""
+        db = self._db
+        if db is not None and not db.closed and not db.broken:
+            return db
+        attempt = self._attempt
+        if attempt is None:
+            attempt = self._attempt = _Connecting(self.connect)
+            attempt.done.wait(LOOP_CONNECT_WAIT)
+        if not attempt.done.is_set():
+            raise StoreUnavailable(f"{self._where}: still connecting to the database")
+        self._attempt = None
+        if attempt.error is not None:
+            raise _failure(attempt.error, self._where) from attempt.error
+        self._db = attempt.connection
+        return self._db
+
+    def _read(self, read: Callable[[Connection], _T]) -> _T:
+        """``read`` on the event loop's connection; once more on a new one if that one had
+        been lost meanwhile (the server restarted, an idle connection was cut): a read
+        changes nothing, so asking again is safe."""
+        for again in (False, True):
+            db = self._conn()
+            try:
+                return read(db)
+            except psycopg.OperationalError as exc:
+                if again or not db.broken:
+                    raise _failure(exc, self._where) from exc
+            except psycopg.Error as exc:
+                raise _failure(exc, self._where) from exc
+        raise AssertionError("unreachable")
+
+    def _prepare(self) -> None:
+        """Our schema made (by one process at a time), or checked: another program's tables,
+        or a newer schema, are refused and left untouched."""
+        db = self._db = self.connect()
+        with db.transaction():
+            db.execute(_LOCK_TABLE, (LOCK_CLASS, SCHEMA_LOCK))
+            names = {
+                str(r[0])
+                for r in db.execute(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = current_schema()"
+                )
+            }
+            if not names:
+                db.execute(_SCHEMA)
+                db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema', %s)", (str(SCHEMA_VERSION),)
+                )
+                return
+            if "meta" not in names:
+                raise StoreError(
+                    f"{self._where}: not a tankref database (it has other tables: "
+                    f"{', '.join(sorted(names)[:5])})"
+                )
+            found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if found is None or not str(found[0]).isdigit():
+            raise StoreError(f"{self._where}: not a tankref database (no schema version)")
+        if int(found[0]) > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self._where}: written by a newer tankref (schema {found[0]}); upgrade tankref"
+            )
+        if int(found[0]) < SCHEMA_VERSION:  # none yet: 1 is the first
+            raise StoreError(f"{self._where}: an unknown schema {found[0]}")
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        def read(db: Connection) -> list[tuple[Any, ...]]:
+            rows: list[tuple[Any, ...]] = db.execute(sql, params).fetchall()
+            return rows
+
+        return self._read(read)
+
+    def _write(self, steps: Callable[[Connection], Any], *tables: str) -> Any:
+        """``steps`` in one transaction, under the tables' write locks; once more on a new
+        connection if the one it began on had been lost before its commit was sent."""
+        for again in (False, True):
+            db = self._conn()
+            committing = False
+            try:
+                with db.transaction():
+                    for table_id in sorted(set(tables)):
+                        db.execute(_LOCK_TABLE, (LOCK_CLASS, table_key(table_id)))
+                    done = steps(db)
+                    committing = True  # the block's end sends COMMIT
+                return done
+            except psycopg.OperationalError as exc:
+                if again or committing or not db.broken:
+                    raise _failure(exc, self._where) from exc
+            except psycopg.Error as exc:
+                raise _failure(exc, self._where) from exc
+        raise AssertionError("unreachable")
+
+    def check_readable(self) -> None:
+        try:
+            self.table_ids()
+        except StoreFailure as exc:
+            raise StoreError(f"{self._where}: cannot read the tables: {exc}") from exc
+
+    def check_writable(self) -> None:
+        """A write can be committed here: not a read-only standby, and ours to write."""
+        try:
+            db = self._conn()
+            if db.execute("SELECT pg_is_in_recovery()").fetchone()[0]:
+                raise StoreError(f"{self._where}: a read-only standby; name the primary")
+            with db.transaction():
+                db.execute("LOCK TABLE events, snapshots, quiet_requests IN ROW EXCLUSIVE MODE")
+                raise _RolledBack
+        except _RolledBack:
+            pass
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._where}: cannot write to it: {one_line(exc)}") from exc
+
+    def close(self) -> None:
+        """Every queued write committed (or refused) first, then the connections closed."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        attempt, self._attempt = self._attempt, None
+        if attempt is not None and attempt.done.wait(CONNECT_TIMEOUT) and attempt.connection:
+            attempt.connection.close()
+
+    # --- tables ----------------------------------------------------------------------------
+    def add_table(
+        self, row: TableRow, seat_tokens: dict[str, str] | None = None, *, demo: bool = False
+    ) -> None:
+        def steps(db: Connection) -> None:
+            db.execute(
+                f"INSERT INTO tables ({_TABLE_COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    row.id,
+                    row.ruleset,
+                    row.created_at,
+                    row.token_sha256,
+                    json.dumps(row.setup),
+                    json.dumps(row.dice),
+                    row.commitment,
+                    int(row.seed_chosen),
+                    row.version,
+                ),
+            )
+            for player, digest in (seat_tokens or {}).items():
+                db.execute(
+                    "INSERT INTO seat_tokens (table_id, player, token_sha256) VALUES (%s, %s, %s)",
+                    (row.id, player, digest),
+                )
+            if demo:
+                db.execute("INSERT INTO demo_tables (table_id) VALUES (%s)", (row.id,))
+
+        self._write(steps)
+
+    def demo_table_ids(self) -> set[str]:
+        return {str(r[0]) for r in self._rows("SELECT table_id FROM demo_tables")}
+
+    def delete_table(self, table_id: str) -> int:
+        """The table and everything of it, in one transaction (the append-only guard lifted
+        inside it alone: no other transaction sees it lifted). How many events it held."""
+
+        def steps(db: Connection) -> int:
+            db.execute("ALTER TABLE events DISABLE TRIGGER events_append_only_delete")
+            db.execute("DELETE FROM snapshots WHERE table_id = %s", (table_id,))
+            events = db.execute("DELETE FROM events WHERE table_id = %s", (table_id,)).rowcount
+            for other in ("quiet_requests", "seat_tokens", "demo_tables"):
+                db.execute(f"DELETE FROM {other} WHERE table_id = %s", (table_id,))
+            db.execute("DELETE FROM tables WHERE id = %s", (table_id,))
+            db.execute("ALTER TABLE events ENABLE TRIGGER events_append_only_delete")
+            return int(events)
+
+        deleted: int = self._write(steps, table_id)
+        return deleted
+
+    def seat_tokens(self, table_id: str) -> dict[str, str]:
+        rows = self._rows(
+            "SELECT player, token_sha256 FROM seat_tokens WHERE table_id = %s", (table_id,)
+        )
+        return {str(r[0]): str(r[1]) for r in rows}
+
+    def tables(self) -> Iterator[TableRow]:
+        rows = self._rows(f"SELECT {_TABLE_COLUMNS} FROM tables ORDER BY created_at, id")
+        for r in rows:
+            yield _table(r)
+
+    def table_ids(self) -> list[str]:
+        return [str(r[0]) for r in self._rows("SELECT id FROM tables ORDER BY created_at, id")]
+
+    def table(self, table_id: str) -> TableRow | None:
+        found = self._rows(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = %s", (table_id,))
+        return _table(found[0]) if found else None
+
+    # --- events ----------------------------------------------------------------------------
+    def append(self, row: EventRow) -> None:
+        """One event, committed before this returns (on the calling thread)."""
+        self._write(lambda db: db.execute(_INSERT_EVENT, _event_params(row)), row.table_id)
+
+    def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None:
+        params = (table_id, request_id, sha256, seq)
+        self._write(lambda db: db.execute(_INSERT_QUIET, params), table_id)
+
+    def queue_event(self, row: EventRow) -> asyncio.Future[None]:
+        return self._group().write(_INSERT_EVENT, _event_params(row))
+
+    def queue_quiet_request(
+        self, table_id: str, request_id: str, sha256: str, seq: int
+    ) -> asyncio.Future[None]:
+        return self._group().write(_INSERT_QUIET, (table_id, request_id, sha256, seq))
+
+    def add_snapshot(self, snapshot: Snapshot) -> None:
+        self._write(lambda db: db.execute(_INSERT_SNAPSHOT, snapshot.params()))
+
+    def queue_snapshot(self, snapshot: Snapshot) -> asyncio.Future[None]:
+        return self._group().write(_INSERT_SNAPSHOT, snapshot.params())
+
+    def snapshot_seqs(self, table_id: str) -> list[int]:
+        rows = self._rows("SELECT seq FROM snapshots WHERE table_id = %s ORDER BY seq", (table_id,))
+        return [int(r[0]) for r in rows]
+
+    def reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+        return self._read(lambda db: _read_reopen(db, table_id, take))
+
+    def _group(self) -> PgGroupCommit:
+        if self._writer is None:
+            self._writer = PgGroupCommit(self.connect, self._where)
+        return self._writer
+
+    def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
+        rows = self._rows(
+            "SELECT request_id, seq, request_sha256 FROM quiet_requests WHERE table_id = %s",
+            (table_id,),
+        )
+        return {str(r[0]): (int(r[1]), str(r[2])) for r in rows}
+
+    def events(self, table_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = %s AND seq > %s ORDER BY seq"
+        args: tuple[Any, ...] = (table_id, after)
+        if limit is not None:
+            sql += " LIMIT %s"
+            args = (*args, limit)
+        return [_event(r) for r in self._rows(sql, args)]
+
+    def entries(self, table_id: str, after: int, limit: int) -> list[str]:
+        rows = self._rows(
+            "SELECT entry FROM events WHERE table_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+            (table_id, after, limit),
+        )
+        return [str(r[0]) for r in rows]
+
+    def request_digest(self, table_id: str, seq: int) -> str:
+        rows = self._rows(
+            "SELECT request_sha256 FROM events WHERE table_id = %s AND seq = %s", (table_id, seq)
+        )
+        return str(rows[0][0])
+
+    def entry_at(self, table_id: str, seq: int) -> str:
+        rows = self._rows(
+            "SELECT entry FROM events WHERE table_id = %s AND seq = %s", (table_id, seq)
+        )
+        return str(rows[0][0])
+
+    def last_entry(self, table_id: str) -> tuple[int, str] | None:
+        rows = self._rows(
+            "SELECT seq, entry FROM events WHERE table_id = %s ORDER BY seq DESC LIMIT 1",
+            (table_id,),
+        )
+        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    # --- off the event loop: a connection of their own, one snapshot of the database ----------
+    def read_log(
+        self, table_id: str, upto: int, *, after: int = 0
+    ) -> tuple[TableRow | None, list[EventRow]]:
+        try:
+            with self.connect(autocommit=False) as db:
+                db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                found = db.execute(
+                    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = %s", (table_id,)
+                ).fetchone()
+                events = db.execute(
+                    f"SELECT {_EVENT_COLUMNS} FROM events "
+                    "WHERE table_id = %s AND seq > %s AND seq <= %s ORDER BY seq",
+                    (table_id, after, upto),
+                ).fetchall()
+                db.rollback()
+        except psycopg.Error as exc:
+            raise _failure(exc, self._where) from exc
+        return (None if found is None else _table(found)), [_event(e) for e in events]
+
+    def read_reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+        try:
+            with self.connect() as db:
+                return _read_reopen(db, table_id, take)
+        except psycopg.Error as exc:
+            raise _failure(exc, self._where) from exc
+
+
+_T = TypeVar("_T")
+
+
+class _Connecting:
+    """A connection being made on a thread of its own (``PgStore._conn``)."""
+
+    def __init__(self, connect: Callable[[], Connection]) -> None:
+        self.done = threading.Event()
+        self.connection: Connection | None = None
+        self.error: Exception | None = None
+        threading.Thread(target=self._run, args=(connect,), daemon=True).start()
+
+    def _run(self, connect: Callable[[], Connection]) -> None:
+        try:
+            self.connection = connect()
+        except Exception as exc:
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+class _RolledBack(Exception):
+    """Leaves a transaction that was only a check, rolled back."""
+
+
+def _read_reopen(db: Connection, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened:
+    """As SQLite's ``_read_reopen``: snapshots offered newest first, then what follows."""
+    with db.transaction():
+        db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        found = db.execute(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = %s", (table_id,)
+        ).fetchone()
+        taken: Any = None
+        after = 0
+        offered = db.execute(
+            "SELECT s.table_id, s.seq, s.version, s.state, s.timeline, s.head_sha256, "
+            "e.state_sha256, e.entry FROM snapshots s JOIN events e "
+            "ON e.table_id = s.table_id AND e.seq = s.seq "
+            "WHERE s.table_id = %s ORDER BY s.seq DESC",
+            (table_id,),
+        )
+        for r in offered:
+            taken = take(LoggedSnapshot(Snapshot(*r[:6]), r[6], r[7]))
+            if taken is not None:
+                after = int(r[1])
+                break
+        requests: dict[str, int] = {
+            str(r[0]): int(r[1])
+            for r in db.execute(
+                "SELECT request_id, seq FROM events "
+                "WHERE table_id = %s AND request_id IS NOT NULL AND seq <= %s",
+                (table_id, after),
+            )
+        }
+        events = db.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = %s AND seq > %s ORDER BY seq",
+            (table_id, after),
+        ).fetchall()
+    return Reopened(
+        None if found is None else _table(found),
+        taken,
+        after,
+        [_event(e) for e in events],
+        requests,
+    )
+
+
+class PgGroupCommit:
+    """The referee's writes committed in groups by one thread on its own connection.
+
+    Whatever was queued while the last commit was on its way goes in the next one: one
+    transaction, the tables' advisory locks taken in a fixed order (two processes never wait
+    on each other in a circle), the rows sent in one pipeline. A write the database refuses
+    fails alone: the group is rolled back and each write committed on its own. A lost
+    connection fails the whole group with ``StoreUnavailable`` (none of it is acknowledged;
+    whether the commit landed is found by the next write, as a conflict) and the next group
+    connects again."""
+
+    MAX_GROUP = 256
+
+    def __init__(self, connect: Callable[[], Connection], where: str) -> None:
+        self._connect = connect
+        self.where = where
+        self._db: Connection | None = None
+        self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="tankref-pg-writer", daemon=True)
+        self._thread.start()
+
+    def write(self, sql: str, params: Sequence[Any]) -> asyncio.Future[None]:
+        item = _Write(sql, params, asyncio.get_running_loop())
+        self._queue.put(item)
+        return item.done
+
+    def close(self) -> None:
+        """Commits what is queued, then stops the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            stopping = False
+            while not stopping:
+                first = self._queue.get()
+                if first is None:
+                    break
+                group = [first]
+                while len(group) < self.MAX_GROUP:
+                    try:
+                        more = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        stopping = True
+                        break
+                    group.append(more)
+                _settle(group, self._commit(group))
+        finally:
+            if self._db is not None:
+                self._db.close()
+
+    def _commit(self, group: list[_Write], *, again: bool = True) -> list[BaseException | None]:
+        """Each write's outcome (None: committed). A connection lost before the commit was
+        sent (the server restarted since the last group) is made again and the group sent
+        once more: nothing of it was committed. Lost while committing, the outcome is not
+        known: the group fails (unacknowledged), and a retry finds out from the log."""
+        committing = False
+        try:
+            if self._db is None or self._db.closed or self._db.broken:
+                self._db = self._connect()
+            db = self._db
+            with db.transaction():
+                # Every write names its table first; the locks in one statement, in order.
+                keys = sorted({table_key(str(item.params[0])) for item in group})
+                db.execute(_LOCK_TABLES, (LOCK_CLASS, keys))
+                with db.cursor() as cursor:
+                    for sql, params in _runs(group):
+                        cursor.executemany(sql, params)
+                committing = True  # the block's end sends COMMIT
+            return [None] * len(group)
+        except psycopg.OperationalError as exc:
+            if again and not committing:
+                return self._commit(group, again=False)
+            return [_failure(exc, self.where)] * len(group)
+        except psycopg.Error as exc:
+            if len(group) == 1:
+                return [_failure(exc, self.where)]
+        # One of them is refused: each on its own, so only it fails; a snapshot whose event
+        # was refused is not saved either (that seq is another writer's: its event says
+        # nothing of this state).
+        outcomes: list[BaseException | None] = []
+        refused: set[tuple[Any, Any]] = set()
+        for item in group:
+            at = (item.params[0], item.params[1])
+            if item.sql == _INSERT_SNAPSHOT and at in refused:
+                outcomes.append(StoreFailure(f"its event {at[1]} was not saved"))
+                continue
+            outcome = self._commit([item])[0]
+            if outcome is not None and item.sql == _INSERT_EVENT:
+                refused.add(at)
+            outcomes.append(outcome)
+        return outcomes
+
+
+def _runs(group: list[_Write]) -> list[tuple[str, list[Sequence[Any]]]]:
+    """The group in order, consecutive writes of one statement together (one executemany)."""
+    runs: list[tuple[str, list[Sequence[Any]]]] = []
+    for item in group:
+        if runs and runs[-1][0] == item.sql:
+            runs[-1][1].append(item.params)
+        else:
+            runs.append((item.sql, [item.params]))
+    return runs

@@ -1,0 +1,108 @@
+"""The one interface the referee keeps its log through, and how a database is chosen.
+
+Two stores implement it: ``store.EventStore`` (SQLite, a file: the zero-set-up default) and
+``pgstore.PgStore`` (PostgreSQL, for a referee that neither player hosts, issue 19). Both
+keep the same guarantees: an append-only log enforced by the database itself, ``(table_id,
+seq)`` unique, request ids unique per table, every write committed before it is answered.
+
+``--db`` (or ``TANKREF_DB``) names the database: a ``postgresql://`` or ``postgres://`` URL
+means PostgreSQL; anything else is an SQLite file path, as it always was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from tankref.server.dburl import DB_VARIABLE, chosen_db, is_postgres, without_password
+from tankref.server.store import (
+    EventRow,
+    EventStore,
+    LoggedSnapshot,
+    Reopened,
+    Snapshot,
+    StoreError,
+    StoreFailure,
+    StoreUnavailable,
+    TableRow,
+    WriteConflict,
+)
+
+__all__ = [
+    "DB_VARIABLE",
+    "Store",
+    "StoreError",
+    "StoreFailure",
+    "StoreUnavailable",
+    "WriteConflict",
+    "chosen_db",
+    "is_postgres",
+    "open_store",
+    "without_password",
+]
+
+
+class Store(Protocol):
+    """What the referee, the history slider, luck and the routes ask of the log.
+
+    Every method but ``read_log`` and ``read_reopen`` runs on the event loop's thread (one
+    connection); those two are for worker threads and read on a connection of their own.
+    ``queue_*`` hand a write to the store's group commit: the future is done once a commit
+    that holds it is durable, or holds why it was refused."""
+
+    @property
+    def where(self) -> str:
+        """The database as a person names it (a file path, or a URL without its password)."""
+        ...
+
+    def check_readable(self) -> None: ...
+    def check_writable(self) -> None: ...
+    def close(self) -> None: ...
+
+    # tables
+    def add_table(
+        self, row: TableRow, seat_tokens: dict[str, str] | None = None, *, demo: bool = False
+    ) -> None: ...
+    def demo_table_ids(self) -> set[str]: ...
+    def delete_table(self, table_id: str) -> int: ...
+    def seat_tokens(self, table_id: str) -> dict[str, str]: ...
+    def tables(self) -> Iterator[TableRow]: ...
+    def table_ids(self) -> list[str]: ...
+    def table(self, table_id: str) -> TableRow | None: ...
+
+    # events
+    def append(self, row: EventRow) -> None: ...
+    def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None: ...
+    def queue_event(self, row: EventRow) -> asyncio.Future[None]: ...
+    def queue_quiet_request(
+        self, table_id: str, request_id: str, sha256: str, seq: int
+    ) -> asyncio.Future[None]: ...
+    def add_snapshot(self, snapshot: Snapshot) -> None: ...
+    def queue_snapshot(self, snapshot: Snapshot) -> asyncio.Future[None]: ...
+    def snapshot_seqs(self, table_id: str) -> list[int]: ...
+    def reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened: ...
+    def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]: ...
+    def events(self, table_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]: ...
+    def entries(self, table_id: str, after: int, limit: int) -> list[str]: ...
+    def request_digest(self, table_id: str, seq: int) -> str: ...
+    def entry_at(self, table_id: str, seq: int) -> str: ...
+    def last_entry(self, table_id: str) -> tuple[int, str] | None: ...
+
+    # off the event loop, on a connection of their own
+    def read_log(
+        self, table_id: str, upto: int, *, after: int = 0
+    ) -> tuple[TableRow | None, list[EventRow]]: ...
+    def read_reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened: ...
+
+
+def open_store(db: str | Path) -> Store:
+    """The store ``db`` names: a PostgreSQL URL, or an SQLite file path.
+
+    Raises StoreError (one line, never the password) when it cannot be used."""
+    if is_postgres(db):
+        from tankref.server.pgstore import PgStore  # psycopg only when it is asked for
+
+        return PgStore(str(db))
+    return EventStore(Path(db).expanduser() if isinstance(db, str) else db)

@@ -1,0 +1,325 @@
+"""What only the PostgreSQL store has to answer for (issue 19): one writer at a time per table
+across processes (a writer that is behind gets a conflict, never a second event at a seq, and
+the referee catches up from the log), a server that goes away mid-game (503 with
+Retry-After, nothing acknowledged that is not committed), and choosing it with ``--db`` or
+``TANKREF_DB`` with a one-line error when it cannot be reached. Needs ``TANKREF_TEST_PG``
+(skipped without it) except where no server is reached at all."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pgkit import fresh_database, raw, unreachable
+from serverkit import duel, live_referee
+from tankref.server.pgstore import PgStore
+from tankref.server.store import EventRow, Snapshot, TableRow, WriteConflict
+from tankref.server.stores import without_password
+
+WAIT = {"kind": "wait", "tank_id": "R1"}
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with fresh_database() as made:
+        yield made
+
+
+def _row() -> TableRow:
+    return TableRow("t1", "ttt", "2026", "0" * 64, {}, {}, "c" * 64, True, "test")
+
+
+def _event(seq: int, by: str) -> EventRow:
+    return EventRow(
+        "t1", seq, f"{by}-{seq}", "r", {"kind": "wait"}, None, f'{{"by":"{by}"}}', "r", None,
+        "test", "2026",
+    )  # fmt: skip
+
+
+def test_a_writer_that_is_behind_gets_a_conflict_never_a_second_event(url: str) -> None:
+    """Two referee processes' stores on one database: the one whose copy is behind is told
+    ``WriteConflict`` for the seq the other logged first; the log keeps the first."""
+    first, second = PgStore(url), PgStore(url)
+    try:
+        first.add_table(_row())
+
+        async def write(store: PgStore, seq: int, by: str) -> None:
+            await store.queue_event(_event(seq, by))
+
+        asyncio.run(write(first, 1, "first"))
+        with pytest.raises(WriteConflict):
+            asyncio.run(write(second, 1, "second"))
+        assert [e.request_id for e in second.events("t1")] == ["first-1"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_writer_behind_does_not_put_its_snapshot_on_the_others_event(url: str) -> None:
+    """A snapshot queued with an event that loses its seq is refused with it: the seq's
+    snapshot stays the one made with the event that was logged."""
+    first, second = PgStore(url), PgStore(url)
+    try:
+        first.add_table(_row())
+
+        async def write(store: PgStore, by: str) -> list[BaseException | None]:
+            written = [
+                store.queue_event(_event(1, by)),
+                store.queue_snapshot(Snapshot("t1", 1, "test", "{}", "{}", by)),
+            ]
+            outcomes = await asyncio.gather(*written, return_exceptions=True)
+            return [o if isinstance(o, BaseException) else None for o in outcomes]
+
+        assert asyncio.run(write(first, "first")) == [None, None]
+        lost = asyncio.run(write(second, "second"))
+        assert isinstance(lost[0], WriteConflict) and lost[1] is not None
+        with raw(url) as db:
+            heads = [r[0] for r in db.execute("SELECT head_sha256 FROM snapshots")]
+        assert heads == ["first"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_racing_writers_on_one_table_never_log_a_seq_twice(url: str) -> None:
+    """Four threads, each a store of its own (as four processes), each trying to log seqs
+    1..40 of one table as fast as it can: every seq is logged exactly once, by whoever won
+    it (the advisory lock and the primary key), and every loser was told so."""
+    setup = PgStore(url)
+    setup.add_table(_row())
+    setup.close()
+    won: dict[str, int] = {}
+    lost: dict[str, int] = {}
+
+    def writer(by: str) -> None:
+        store = PgStore(url)
+
+        async def run() -> None:
+            for seq in range(1, 41):
+                try:
+                    await store.queue_event(_event(seq, by))
+                    won[by] = won.get(by, 0) + 1
+                except WriteConflict:
+                    lost[by] = lost.get(by, 0) + 1
+
+        try:
+            asyncio.run(run())
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=writer, args=(f"w{n}",)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    with raw(url) as db:
+        seqs = [r[0] for r in db.execute("SELECT seq FROM events ORDER BY seq")]
+    assert seqs == list(range(1, 41))
+    assert sum(won.values()) == 40 and sum(lost.values()) == 4 * 40 - 40
+
+
+def test_groups_over_several_tables_never_wait_on_each_other_in_a_circle(url: str) -> None:
+    """Four stores (as four processes) each commit groups that hold both of two tables'
+    next events, queued in opposite orders: the tables' locks are taken in one order, so no
+    commit fails for a deadlock; every seq of each table is logged once, the losers told
+    ``WriteConflict``."""
+    setup = PgStore(url)
+    for table_id in ("t1", "t2"):
+        setup.add_table(replace(_row(), id=table_id))
+    setup.close()
+    other: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        store = PgStore(url)
+        order = ("t1", "t2") if n % 2 else ("t2", "t1")
+
+        async def run() -> None:
+            for seq in range(1, 31):
+                rows = [replace(_event(seq, f"w{n}"), table_id=t) for t in order]
+                outcomes = await asyncio.gather(
+                    *(store.queue_event(row) for row in rows), return_exceptions=True
+                )
+                other.extend(
+                    o for o in outcomes if isinstance(o, BaseException)
+                    and not isinstance(o, WriteConflict)
+                )  # fmt: skip
+
+        try:
+            asyncio.run(run())
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert other == []
+    with raw(url) as db:
+        for table_id in ("t1", "t2"):
+            seqs = [
+                r[0]
+                for r in db.execute(
+                    "SELECT seq FROM events WHERE table_id = %s ORDER BY seq", (table_id,)
+                )
+            ]
+            assert seqs == list(range(1, 31))
+
+
+def test_a_referee_behind_its_log_catches_up_instead_of_forking_it(url: str) -> None:
+    """Two referees on one database (as two processes would be): one plays a table on, the
+    other, whose copy is now behind, answers 409 TABLE_MOVED_ON for its write, applies
+    nothing, reads the table again from the log, and the write sent again is applied after
+    the other's: one log, seqs contiguous."""
+    with live_referee(url) as one:
+        table = duel(one.url)
+        with live_referee(url) as two:
+            at_two = httpx.Client(base_url=two.url, headers=table.http.headers, timeout=30)
+            assert at_two.get(table.path()).json()["seq"] == 4  # opened on two
+            table.ok(table.act(WAIT, request_id="on-one"))  # seq 5, written by one
+            body = {"request_id": "on-two", "action": {"kind": "end_phase"}}
+            behind = at_two.post(table.path("/actions"), json=body)
+            assert behind.status_code == 409, behind.text
+            assert behind.json()["code"] == "TABLE_MOVED_ON"
+            again = at_two.post(table.path("/actions"), json=body)
+            assert again.status_code == 200, again.text
+            assert again.json()["seq"] == 6
+            log = [e["request_id"] for e in table.log()]
+            assert log[-2:] == ["on-one", "on-two"]
+            assert [e["seq"] for e in table.log()] == list(range(1, 7))
+            at_two.close()
+
+
+def test_a_database_gone_mid_game_is_a_503_with_retry_after_and_nothing_applied(
+    url: str,
+) -> None:
+    """The server cut off mid-game: writes and reads answer 503 DATABASE_UNAVAILABLE with
+    Retry-After, nothing is applied; once it is back the referee connects again and the
+    same request applies once."""
+    with live_referee(url) as live:
+        table = duel(live.url)
+        before = table.snapshot()
+        with unreachable(url):
+            write = table.act(WAIT, request_id="during")
+            assert write.status_code == 503, write.text
+            assert write.json()["code"] == "DATABASE_UNAVAILABLE"
+            assert write.headers["Retry-After"] == "2"
+            read = table.http.get(table.path("/log"))
+            assert read.status_code == 503 and "Retry-After" in read.headers
+        assert table.snapshot() == before
+        applied = table.ok(table.act(WAIT, request_id="during"))
+        assert applied["applied"] is True and applied["seq"] == before[0]["seq"] + 1
+        assert table.ok(table.act(WAIT, request_id="during"))["replayed"] is True
+
+
+def _serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tankref", "serve", "--port", "1", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_serve_says_in_one_line_when_the_server_cannot_be_reached() -> None:
+    """Exit 2 and one line naming the URL without its password; no traceback."""
+    done = _serve("--db", "postgresql://league:s3cret@127.0.0.1:1/tankref")
+    assert done.returncode == 2, done.stderr
+    assert "postgresql://league:***@127.0.0.1:1/tankref" in done.stderr
+    assert "s3cret" not in done.stderr + done.stdout
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_tankref_db_names_the_database_and_the_flag_wins(tmp_path: Path) -> None:
+    """TANKREF_DB is used when --db is not given; --db wins over it."""
+    env = {"TANKREF_DB": "postgres://league:s3cret@127.0.0.1:1/tankref"}
+    done = _serve(env=env)
+    assert done.returncode == 2 and "postgres://league:***@127.0.0.1:1/tankref" in done.stderr
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a database\n" * 50)
+    done = _serve("--db", str(junk), env=env)
+    assert done.returncode == 2 and str(junk) in done.stderr
+    assert "postgres://" not in done.stderr
+
+
+def test_a_url_is_printed_without_its_password() -> None:
+    assert without_password("postgresql://u:pw@h:5/db?sslmode=require") == (
+        "postgresql://u:***@h:5/db?sslmode=require"
+    )
+    assert without_password("postgresql://h/db?user=u&password=pw") == (
+        "postgresql://h/db?user=u&password=***"
+    )
+    assert without_password("postgresql://u@h/db") == "postgresql://u@h/db"
+
+
+def test_serve_runs_on_postgresql(url: str, tmp_path: Path) -> None:
+    """`tankref serve --db postgresql://...` starts, says where its log is (no password), and
+    keeps a game there."""
+    from serverkit import serve_command
+
+    with serve_command(tmp_path / "unused", "--db", url) as referee:
+        table = duel(referee.url)
+        table.ok(table.act(WAIT))
+        health = httpx.get(f"{referee.url}/health").json()
+        assert health["database"] == url and health["tables"] == 1
+    with raw(url) as db:
+        assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 5
+
+
+def test_a_table_first_opened_while_the_database_is_gone_is_not_set_aside(url: str) -> None:
+    """A table the referee has not opened yet, asked for while the server is away: 503 with
+    Retry-After, not set aside as damaged; once the server is back it opens and plays."""
+    with live_referee(url) as live:
+        table = duel(live.url)
+        before = table.snapshot()
+    with live_referee(url) as live:  # a restart: the table is opened on first use
+        table.http.base_url = httpx.URL(live.url)
+        with unreachable(url):
+            reply = table.http.get(table.path())
+            assert reply.status_code == 503, reply.text
+            assert reply.json()["code"] == "DATABASE_UNAVAILABLE" and "Retry-After" in reply.headers
+        assert table.snapshot() == before
+        table.ok(table.act(WAIT))
+        assert httpx.get(f"{live.url}/health").json()["quarantined"] == []
+
+
+def test_connections_cut_mid_game_are_made_again_unseen(url: str) -> None:
+    """The server cut every connection (a restart, an idle timeout): the next read, write and
+    new table connect again and are answered as if nothing happened."""
+    with live_referee(url) as live:
+        table = duel(live.url)
+        before = table.snapshot()
+        with raw(url) as admin:
+            cut = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()[0]
+        assert cut >= 2  # the event loop's connection and the group commit's
+        assert table.snapshot() == before
+        assert table.ok(table.act(WAIT))["seq"] == before[0]["seq"] + 1
+        duel(live.url)
+
+
+@pytest.mark.parametrize("command", ["luck", "export", "backup"])
+def test_the_file_commands_say_they_read_sqlite_only(command: str) -> None:
+    """`tankref luck|export|backup --db postgresql://...`: one line, no password, exit 1."""
+    args = ["TABLE"] if command == "export" else []
+    done = subprocess.run(
+        [sys.executable, "-m", "tankref", command, *args, "--db", "postgresql://u:s3cret@h/db"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "reads SQLite files only" in done.stderr and "postgresql://u:***@h/db" in done.stderr
+    assert "s3cret" not in done.stderr + done.stdout
