@@ -910,7 +910,10 @@ class Referee:
         action = step.action
         supplied = None if dice is None else dice.model_dump(mode="json")
         chat = chat_lines(step.result)
-        state_sha = self._checkpoint(host, seq, step.state, summary)
+        # The state's JSON at checkpoints: hashed for the log, and the snapshot's text when
+        # one is due with it (made once: a 20 v 20 state is ~50 KB of JSON).
+        state_json = self._checkpoint(host, seq, step.state, summary)
+        state_sha = None if state_json is None else _sha256(state_json)
         version = self.version(host.rules.name)
         # One hash per append: the chain goes on from the head kept in memory.
         head = chain.link(
@@ -956,7 +959,8 @@ class Referee:
         )
         snapshot = None
         if state_sha is not None and (seq % SNAPSHOT_EVERY == 0 or summary.status == "over"):
-            snapshot = replace(snapshot_of(host, version, step), head_sha256=head)
+            made = snapshot_of(host, version, step, state_json)
+            snapshot = replace(made, head_sha256=head)
         return Recorded(row, head, table_json, snapshot)
 
     @staticmethod
@@ -974,12 +978,13 @@ class Referee:
     def _checkpoint(
         self, host: TableHost, seq: int, state: Any, summary: TableSummary
     ) -> str | None:
-        """The state's hash at checkpoints: while setting up, when the game is over, and every
-        ``CHECKPOINT_EVERY`` events in play. (Hashing the whole state on every shot would
-        cost as much as adjudicating it; the result is hashed on every event.)"""
+        """The state's JSON at checkpoints, whose hash the event logs: while setting up, when
+        the game is over, and every ``CHECKPOINT_EVERY`` events in play; else None. (Hashing
+        the whole state on every shot would cost as much as adjudicating it; the result is
+        hashed on every event.)"""
         if summary.status == "playing" and seq % CHECKPOINT_EVERY:
             return None
-        return _sha256(host.rules.dump_state(state))
+        return host.rules.dump_state(state)
 
     @staticmethod
     def _changed_tanks(host: TableHost, state: Any, result: Result) -> list[TankView]:
@@ -1104,11 +1109,14 @@ def _replay_tail(host: TableHost, events: list[EventRow], after: int) -> None:
         replay_onto(host, (event,))
 
 
-def snapshot_of(host: TableHost, version: str, step: Step | None = None) -> Snapshot:
+def snapshot_of(
+    host: TableHost, version: str, step: Step | None = None, state_json: str | None = None
+) -> Snapshot:
     """The table as it stands (``step``: once that step is its next event, worked out on the
     side; the caller then gives the chain's head after it), for the ``snapshots`` table: the
-    state's JSON (the text its checkpoint hashes), the timeline's marks and the shot on show
-    beside it (the only one a snapshot needs, see ``_taker``)."""
+    state's JSON (the text its checkpoint hashes; ``state_json``: that text, made already),
+    the timeline's marks and the shot on show beside it (the only one a snapshot needs, see
+    ``_taker``)."""
     if step is None:
         seq, state, marks, shot = host.seq, host.state, host.timeline.marks(), host.line_of_fire
     else:
@@ -1119,7 +1127,7 @@ def snapshot_of(host: TableHost, version: str, step: Step | None = None) -> Snap
         table_id=host.id,
         seq=seq,
         version=version,
-        state=host.rules.dump_state(state),
+        state=host.rules.dump_state(state) if state_json is None else state_json,
         timeline=json.dumps(marks),
         head_sha256=host.head,
     )
