@@ -11,8 +11,7 @@ uvicorn picks it). Each client table is a 20 v 20 table of
 ``end_phase``), so every request is a real adjudication with server dice.
 
 Each engage request is taken through the steps the referee takes (the route, ``submit``,
-``_record``), calling the referee's own code for each, CPU time of the event loop's thread
-(medians over the requests):
+``_record``), calling the referee's own code for each, CPU time of the event loop's thread:
 
 1. guards: ``RequestGuards`` whole (Host, Origin, content type, size, the path's and the
    body's text, the body read and parsed), around an app that does nothing;
@@ -34,19 +33,26 @@ Each engage request is taken through the steps the referee takes (the route, ``s
    here; ``bench/fanout.py`` times 700);
 10. reply: the reply's JSON around the logged entry and its ``Response``.
 
+Each step is printed with its median and mean (the mean holds the rare costly requests:
+a checkpoint's state hash every 25 events, a snapshot every 50, a young collection), its
+share of the referee's own CPU around the rules (its loop CPU less the engine's), the
+guarantee that requires it (validation, authorization, idempotency, durability, the reply,
+the live page) and a floor measured in the same run: the least work that guarantee needs
+however it were coded (the body's ``json.loads``, the bare endpoint's pydantic body, one
+SHA-256 of the token or the body, the result's JSON and its digest, a reply around the
+entry, the group commit round trip of a row of the same size on a file of its own).
+
 Then the whole request through the referee's ASGI app in process (every middleware, the
 quick route, the response sent to a no-op ASGI ``send``), next to the bare endpoint of
-``server_load.py`` and the bare + durable one through their ASGI apps, on the same bodies,
-CPU of the whole process per request: the referee's own overhead in process is its whole
-less the engine less bare + durable's whole (``server_load.py``'s split, without HTTP
-parsing and sockets, which are the same for all three but for the referee's reply in one
-write). Each step is printed with its CPU, its share of that overhead (the engine's step
-excepted), the guarantee that requires it (validation, authorization, idempotency,
-durability, the reply, the live page) and a floor measured in the same run: the least work
-that guarantee needs however it were coded (the body's JSON parse and text check, one
-SHA-256, the group commit round trip of a row of the same size on a file of its own ...).
-The steps' medians do not add up exactly to the whole's (a median of sums is not a sum of
-medians; the framework's routing and the response's send are in the whole only).
+``server_load.py`` and the bare + durable one through their ASGI apps, on the same bodies:
+CPU of the event loop's thread and of the whole process per request. The referee's own
+overhead is split as ``server_load.py`` splits it (bare + durable + engine + the rest),
+on the loop thread (the fsync's CPU, on the writer thread, varies from commit to commit by
+more than the overhead), without HTTP parsing and sockets (the same for all three but for
+the referee's reply in one write). One request at a time: each commit holds one row (under
+load a commit holds several, and its cost is shared). The steps' medians do not add up
+exactly to the whole's (a median of sums is not a sum of medians; the framework's routing
+and the response's send are in the whole only).
 
     python bench/write_path.py                  # 3 tables of breakdown, 3 for the whole apps
     python bench/write_path.py --tables 6
@@ -511,9 +517,10 @@ def report(
     ]  # fmt: skip
     print()
     print(
-        "One engage request, step by step: CPU of the event loop's thread, µs, medians; "
-        "share: of the referee's loop CPU around the rules; floor: the least that step's "
-        "guarantee needs, measured in this run ('=': the step is its own floor)"
+        "One engage request, step by step: CPU of the event loop's thread, µs, median and "
+        "mean; share: of the referee's own CPU around the rules (its loop CPU less the "
+        "engine's); floor: the least that step's guarantee needs, measured in this run ('=': "
+        "the step is its own floor)"
     )
     print(f"{'step':<30}{'CPU':>8}{'mean':>8}{'share':>8}{'floor':>8}{'beyond':>8}  required by")
     total = beyond_all = floor_all = means = 0.0
