@@ -309,3 +309,60 @@ def test_a_group_goes_as_one_statement_a_run_and_in_order(tmp_path: Path) -> Non
     ).fetchall()
     assert rows == [(f"r{n}", n) for n in range(600)]
     store.close()
+
+
+def test_writes_the_loop_queues_turn_after_turn_share_a_commit(tmp_path: Path) -> None:
+    """The loop hands its writes to the group commit once it has gone quiet: a write in each
+    of three turns in a row (the requests a busy loop had in hand, each a turn apart) share
+    one commit; a write is held while the loop is not quiet yet and handed over after
+    ``QUIET_TURNS`` turns without a new one; and a write not handed over yet when the
+    writer is closed is still saved."""
+    from tankref.server.store import _INSERT_QUIET, GroupCommit
+
+    store = EventStore(tmp_path / "quiet.sqlite3")
+    table_id = Referee(store).create_table(CreateTable.model_validate({})).table_id
+    writer = GroupCommit(store.path)
+    writer.HOLD_SECONDS = 60.0  # the turns decide here, not a slow machine's clock
+
+    def row(n: int) -> tuple[Any, ...]:
+        return (table_id, f"r{n}", "h", n)
+
+    async def turn() -> None:  # one turn of the loop passes (a task step, nothing else)
+        await asyncio.sleep(0)
+
+    async def turn_after_turn() -> None:
+        queued = [writer.write(_INSERT_QUIET, row(0))]
+        for n in (1, 2):
+            await turn()
+            queued.append(writer.write(_INSERT_QUIET, row(n)))
+        await asyncio.gather(*queued)
+
+    async def held_until_quiet() -> list[bool]:
+        loop = asyncio.get_running_loop()
+        written = writer.write(_INSERT_QUIET, row(3))
+        held = []
+        for _ in range(GroupCommit.QUIET_TURNS + 1):
+            await turn()
+            held.append(loop in writer._turns)
+        await written
+        return held
+
+    before = wal_commits(store.path)
+    asyncio.run(turn_after_turn())
+    assert wal_commits(store.path) == before + 1
+    assert asyncio.run(held_until_quiet()) == [True] * GroupCommit.QUIET_TURNS + [False]
+
+    async def queued_then_closed() -> asyncio.Future[None]:
+        return writer.write(_INSERT_QUIET, row(4))  # the loop never turns again before close
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(queued_then_closed())
+        writer.close()
+    finally:
+        loop.close()
+    saved = store.db.execute(
+        "SELECT seq FROM quiet_requests WHERE table_id = ? ORDER BY seq", (table_id,)
+    ).fetchall()
+    assert saved == [(n,) for n in range(5)]
+    store.close()
