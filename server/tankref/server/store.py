@@ -464,38 +464,33 @@ class _Write:
 class GroupCommit:
     """The referee's writes, committed in groups by one thread on its own connection.
 
-    The event loop queues a statement and awaits its future. What the loop queues is handed
-    to the thread together once the loop goes quiet: the hand-over waits while writes keep
-    coming, until ``QUIET_TURNS`` turns of the loop in a row have queued nothing more (a
-    request runs from its body to its queued row without yielding, a turn or two after its
-    bytes arrive), at most ``HOLD_SECONDS`` after the first write or ``MAX_GROUP`` rows. So
-    the requests the loop already had in hand share a commit, and a request alone goes at
-    once (a few idle turns, microseconds; nobody waits on a timer). The thread takes every
+    The event loop queues a statement and awaits its future. What one turn of the loop
+    queues is handed to the thread together, at the end of that turn (a request runs from
+    its body to its queued row without yielding, so the requests the loop had ready in one
+    turn arrive as one group). Before it commits, the thread asks the loop once more for
+    what it has queued since, once it has run what it had ready: the requests the loop
+    already had in hand join the commit instead of paying a sync of their own, and a loop
+    with nothing in hand answers at once (nobody waits on a timer). The thread takes every
     group handed over (up to about ``MAX_GROUP`` rows), runs them in one ``BEGIN
     IMMEDIATE`` ... ``COMMIT`` (with ``synchronous=FULL`` the commit returns once the log is
     on disk: one sync for the lot), and only then resolves the futures, one hop back to each
     event loop. A statement SQLite refuses fails alone: the group is rolled back and its
     statements committed one by one, so the others are still saved and the refused one is
     told why.
-
-    The loop and the thread wake each other twice a commit (the hand-over, the answer):
-    each wake-up on a busy machine may cost the woken or the waking thread its core (issue
-    18: an earlier design, in which the thread asked the loop for more before committing,
-    woke them four times a commit).
     """
 
     MAX_GROUP = 256
-    QUIET_TURNS = 2  # turns of the loop without a new write before its writes are handed over
-    HOLD_SECONDS = 0.002  # and never held longer than this after the first of them
+    ASK_WAIT = 0.05  # seconds the thread waits for a busy loop's answer before committing
 
     def __init__(self, path: Path, *, synchronous: int = 2) -> None:
         self.path = path
         self.synchronous = synchronous
         self._queue: queue.SimpleQueue[list[_Write] | None] = queue.SimpleQueue()
-        # Per event loop: the writes it has queued, not yet handed over.
+        # Per event loop: the writes queued in its current turn, not yet handed over.
         self._turns: dict[asyncio.AbstractEventLoop, list[_Write]] = {}
         self._opened = threading.Event()
         self._failed: BaseException | None = None
+        self._closing = False
         self._thread = threading.Thread(target=self._run, name="tankref-writer", daemon=True)
         self._thread.start()
         self._opened.wait()
@@ -508,32 +503,33 @@ class GroupCommit:
         turn = self._turns.get(loop)
         if turn is None:
             turn = self._turns[loop] = []
-            loop.call_soon(self._hand_over, loop, 0, 0, loop.time())
+            loop.call_soon(self._hand_over, loop)  # after what this turn already has ready
         turn.append(item)
         return item.done
 
-    def _hand_over(
-        self, loop: asyncio.AbstractEventLoop, size: int, quiet: int, since: float
-    ) -> None:
-        """Once a turn of ``loop``: its writes to the thread when it has gone quiet (``size``:
-        how many it had the turn before; ``quiet``: turns in a row without a new one)."""
-        turn = self._turns.get(loop)
-        if turn is None:  # taken by close()
-            return
-        quiet = quiet + 1 if len(turn) == size else 0
-        holding = len(turn) < self.MAX_GROUP and loop.time() - since < self.HOLD_SECONDS
-        if quiet < self.QUIET_TURNS and holding:
-            loop.call_soon(self._hand_over, loop, len(turn), quiet, since)
-            return
-        del self._turns[loop]
-        self._queue.put(turn)
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        turn = self._turns.pop(loop, None)  # None: an ask took it already
+        if turn:
+            self._queue.put(turn)
+
+    def _answer(self, loop: asyncio.AbstractEventLoop, answered: threading.Event) -> None:
+        """The thread's ask, run by the loop after what it had ready: hand over this turn."""
+        self._hand_over(loop)
+        answered.set()
+
+    def _ask(self, group: list[_Write]) -> None:
+        """Each loop with a write in ``group`` is asked for what it has queued since."""
+        for loop in {item.loop for item in group}:
+            answered = threading.Event()
+            try:
+                loop.call_soon_threadsafe(self._answer, loop, answered)
+            except RuntimeError:  # that loop is closed: it has nothing more
+                continue
+            answered.wait(self.ASK_WAIT)  # late: what it hands over goes in the next commit
 
     def close(self) -> None:
-        """Commits what is queued (and what a loop has not handed over yet), then stops
-        the thread."""
-        for turn in self._turns.values():
-            self._queue.put(turn)
-        self._turns.clear()
+        """Commits what is queued, then stops the thread."""
+        self._closing = True  # the loop closing us will not answer an ask
         self._queue.put(None)
         self._thread.join()
 
@@ -554,6 +550,8 @@ class GroupCommit:
                 if first is None:
                     break
                 group = list(first)
+                if not self._closing:
+                    self._ask(group)
                 while len(group) < self.MAX_GROUP:
                     try:
                         more = self._queue.get_nowait()
