@@ -204,6 +204,16 @@ class SpentRequests(MutableMapping[str, tuple[int, str]]):
         return len(self.known) + len(self.unread)
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """A step made into its next event, not yet committed (``Referee._entry``)."""
+
+    row: EventRow
+    head: str  # the log's hash chain after it
+    table_json: bytes  # the table's summary after it, as the entry and the reply carry it
+    snapshot: Snapshot | None  # due with it (queued after it, committed with it)
+
+
 @dataclass
 class TableHost:
     """One table in memory: its derived state and the machinery to serialise its writes."""
@@ -879,6 +889,30 @@ class Referee:
         """Append the step's event and wait for the commit that holds it; only then does the
         table move on. The table's lock is held meanwhile: its next write waits, others
         go on (and share the commit)."""
+        event = self._entry(host, request_id, request_sha, step, dice, by)
+        written = self.store.queue_event(event.row)
+        if event.snapshot is not None:
+            # Queued in this turn, after its event: committed with it (and refused without it).
+            self._save_snapshot(event.snapshot)
+        cancelled = await _committed(written, host.id, f"event {event.row.seq}")
+        # Committed: only now does the table move on.
+        self._apply(host, event, step)
+        if cancelled:
+            raise asyncio.CancelledError
+        return _reply(True, False, event.row.seq, event.row.entry, event.table_json, event.head)
+
+    def _entry(
+        self,
+        host: TableHost,
+        request_id: str | None,
+        request_sha: str,
+        step: Step,
+        dice: SuppliedDice | None,
+        by: OrderedBy | None = None,
+    ) -> Recorded:
+        """The step as its next event (its row with the log entry, the chain's head after
+        it, a snapshot when one is due), the table untouched: the CPU of recording it, which
+        ``bench/write_path.py`` times on its own."""
         seq = host.seq + 1
         summary = host.timeline.summary_after(step)
         table_json = to_json(summary)
@@ -889,7 +923,10 @@ class Referee:
         action = step.action
         supplied = None if dice is None else dice.model_dump(mode="json")
         chat = chat_lines(step.result)
-        state_sha = self._checkpoint(host, seq, step.state, summary)
+        # The state's JSON at checkpoints: hashed for the log, and the snapshot's text when
+        # one is due with it (made once: a 20 v 20 state is ~50 KB of JSON).
+        state_json = self._checkpoint(host, seq, step.state, summary)
+        state_sha = None if state_json is None else _sha256(state_json)
         version = self.version(host.rules.name)
         # One hash per append: the chain goes on from the head kept in memory.
         head = chain.link(
@@ -920,36 +957,36 @@ class Referee:
             previous_sha256=host.head,
             chain_sha256=head,
         )
-        written = self.store.queue_event(
-            EventRow(
-                table_id=host.id,
-                seq=seq,
-                request_id=request_id,
-                request_sha256=request_sha,
-                action=action,
-                dice=supplied,
-                entry=entry_json,
-                result_sha256=result_sha,
-                state_sha256=state_sha,
-                version=version,
-                created_at=at,
-            )
+        row = EventRow(
+            table_id=host.id,
+            seq=seq,
+            request_id=request_id,
+            request_sha256=request_sha,
+            action=action,
+            dice=supplied,
+            entry=entry_json,
+            result_sha256=result_sha,
+            state_sha256=state_sha,
+            version=version,
+            created_at=at,
         )
+        snapshot = None
         if state_sha is not None and (seq % SNAPSHOT_EVERY == 0 or summary.status == "over"):
-            # Queued in this turn, after its event: committed with it (and refused without it).
-            self._save_snapshot(replace(snapshot_of(host, version, step), head_sha256=head))
-        cancelled = await _committed(written, host.id, f"event {seq}")
-        # Committed: only now does the table move on.
+            made = snapshot_of(host, version, step, state_json)
+            snapshot = replace(made, head_sha256=head)
+        return Recorded(row, head, table_json, snapshot)
+
+    @staticmethod
+    def _apply(host: TableHost, event: Recorded, step: Step) -> None:
+        """The table moves on to a committed event, and whoever waits on it is woken."""
+        seq = event.row.seq
         host.timeline.commit(step, seq)
         host.seq = seq
-        host.head = head
+        host.head = event.head
         host.note_shot(seq, step)
-        if request_id is not None:
-            host.requests[request_id] = (seq, request_sha)
+        if event.row.request_id is not None:
+            host.requests[event.row.request_id] = (seq, event.row.request_sha256)
         host.notify()
-        if cancelled:
-            raise asyncio.CancelledError
-        return _reply(True, False, seq, entry_json, table_json, head)
 
     def _fall_behind(self, host: TableHost) -> None:
         """Another referee process logged this table's next event first (a shared
@@ -964,12 +1001,13 @@ class Referee:
     def _checkpoint(
         self, host: TableHost, seq: int, state: Any, summary: TableSummary
     ) -> str | None:
-        """The state's hash at checkpoints: while setting up, when the game is over, and every
-        ``CHECKPOINT_EVERY`` events in play. (Hashing the whole state on every shot would
-        cost as much as adjudicating it; the result is hashed on every event.)"""
+        """The state's JSON at checkpoints, whose hash the event logs: while setting up, when
+        the game is over, and every ``CHECKPOINT_EVERY`` events in play; else None. (Hashing
+        the whole state on every shot would cost as much as adjudicating it; the result is
+        hashed on every event.)"""
         if summary.status == "playing" and seq % CHECKPOINT_EVERY:
             return None
-        return _sha256(host.rules.dump_state(state))
+        return host.rules.dump_state(state)
 
     @staticmethod
     def _changed_tanks(host: TableHost, state: Any, result: Result) -> list[TankView]:
@@ -1094,11 +1132,14 @@ def _replay_tail(host: TableHost, events: list[EventRow], after: int) -> None:
         replay_onto(host, (event,))
 
 
-def snapshot_of(host: TableHost, version: str, step: Step | None = None) -> Snapshot:
+def snapshot_of(
+    host: TableHost, version: str, step: Step | None = None, state_json: str | None = None
+) -> Snapshot:
     """The table as it stands (``step``: once that step is its next event, worked out on the
     side; the caller then gives the chain's head after it), for the ``snapshots`` table: the
-    state's JSON (the text its checkpoint hashes), the timeline's marks and the shot on show
-    beside it (the only one a snapshot needs, see ``_taker``)."""
+    state's JSON (the text its checkpoint hashes; ``state_json``: that text, made already),
+    the timeline's marks and the shot on show beside it (the only one a snapshot needs, see
+    ``_taker``)."""
     if step is None:
         seq, state, marks, shot = host.seq, host.state, host.timeline.marks(), host.line_of_fire
     else:
@@ -1109,7 +1150,7 @@ def snapshot_of(host: TableHost, version: str, step: Step | None = None) -> Snap
         table_id=host.id,
         seq=seq,
         version=version,
-        state=host.rules.dump_state(state),
+        state=host.rules.dump_state(state) if state_json is None else state_json,
         timeline=json.dumps(marks),
         head_sha256=host.head,
     )
