@@ -24,7 +24,7 @@ import pytest
 from websockets.sync.client import connect
 
 from pgkit import fresh_database, raw, throwaway_cluster, url_of
-from serverkit import Table, duel, free_port
+from serverkit import Table, duel, free_port, live_referee
 from tankref.server.pgstore import PgStore
 from tankref.server.referee import rebuild
 
@@ -412,3 +412,23 @@ def test_workers_need_postgresql(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "PostgreSQL" in done.stderr
+
+
+def test_a_worker_that_lost_its_listening_connection_catches_up_every_table(url: str) -> None:
+    """The listening connection of one referee cut (the server ended it): it listens again
+    and reads the log's tail of every table it holds, so what another process wrote while
+    it was not listening reaches its long-polls without a write of its own."""
+    with live_referee(url) as one, live_referee(url) as two:
+        table = duel(one.url)
+        at_two = httpx.Client(base_url=two.url, timeout=30)
+        assert at_two.get(table.path()).json()["seq"] == 4  # held by two
+        with raw(url) as db:
+            cut = db.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN%%'"
+            ).fetchall()
+            assert len(cut) == 2  # each referee's
+        table.ok(table.act({"kind": "wait", "tank_id": "R1"}))  # seq 5, while two is away
+        page = at_two.get(table.path("/events"), params={"after": 4, "wait": 10}).json()
+        assert [e["seq"] for e in page["entries"]] == [5]
+        at_two.close()
