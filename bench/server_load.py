@@ -776,6 +776,10 @@ def report_workers(args: argparse.Namespace, sqlite: Tally, shared: Tally) -> No
         f"CPU per request {cpu / sqlite_cpu:.2f}x (all processes; the server's CPU is "
         f"{100 * shared.cpu_s / shared.wall_s:.0f}% of one core, PostgreSQL's own not counted)"
     )
+    parts = ", ".join(
+        f"{part} {1000 * shared.cpu.get(part, 0.0) / shared.requests:.3f}" for part in CPU_PARTS
+    )
+    print(f"PostgreSQL workers' CPU ms/request by thread (all workers): {parts}")
     for problem in (e for e in shared.errors if e):
         print(f"  refused on PostgreSQL: {problem}")
 

@@ -396,7 +396,11 @@ class Referee:
         loop = asyncio.get_running_loop()
 
         def heard(table_id: str, seq: int) -> None:  # the store's listening thread
-            loop.call_soon_threadsafe(self._news, table_id, seq)
+            # Only news of a table this process holds something of wakes the event loop
+            # (dict look-ups are safe from another thread): the rest is read from the log
+            # when first used.
+            if table_id in self.tables or table_id in self._loading or table_id in self._listed:
+                loop.call_soon_threadsafe(self._news, table_id, seq)
 
         def reconnected() -> None:
             loop.call_soon_threadsafe(self._follow_all)
@@ -411,8 +415,15 @@ class Referee:
             self._heard[table_id] = seq
         self._listed.pop(table_id, None)  # the list reads its last entry again
         host = self.tables.get(table_id)
-        if host is not None and host.seq < seq:
-            self._follow(host)
+        if host is None or host.seq >= seq:
+            return
+        idle = time.monotonic() - host.used >= self.idle_seconds
+        if idle and not host.watchers and not host.lock.locked() and host.id not in self._following:
+            # Nobody here follows it: forgotten rather than replayed on every write another
+            # process makes (re-opened from its newest snapshot if it is asked for again).
+            del self.tables[table_id]
+            return
+        self._follow(host)
 
     def _follow_all(self) -> None:
         """The store listens again after losing its connection: whatever was written
