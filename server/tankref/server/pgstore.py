@@ -723,11 +723,14 @@ class PgGroupCommit:
         return outcomes
 
     def _notices(self, group: list[_Write]) -> list[tuple[str, str]]:
-        """One notification per table the group logs events of, with its last seq."""
+        """One notification per table the group logs events (or spends quiet request ids:
+        a request that changed nothing must not apply later elsewhere) of, with its last
+        seq."""
         last: dict[str, int] = {}
         for item in group:
-            if item.sql == _INSERT_EVENT:
-                table_id, seq = str(item.params[0]), int(item.params[1])
+            if item.sql in (_INSERT_EVENT, _INSERT_QUIET):
+                table_id = str(item.params[0])
+                seq = int(item.params[1 if item.sql == _INSERT_EVENT else 3])
                 last[table_id] = max(seq, last.get(table_id, 0))
         return [(CHANNEL, f"{self.origin} {t} {seq}") for t, seq in last.items()]
 

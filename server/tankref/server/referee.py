@@ -415,7 +415,7 @@ class Referee:
             self._heard[table_id] = seq
         self._listed.pop(table_id, None)  # the list reads its last entry again
         host = self.tables.get(table_id)
-        if host is None or host.seq >= seq:
+        if host is None:
             return
         idle = time.monotonic() - host.used >= self.idle_seconds
         if idle and not host.watchers and not host.lock.locked() and host.id not in self._following:
@@ -453,7 +453,9 @@ class Referee:
     async def _catch_up(self, host: TableHost) -> None:
         """The events other processes logged after this copy's seq, applied as a replay
         applies them (the logged dice and results, never adjudicated again), its hash chain
-        checked; then its waiters woken. The table's lock is held."""
+        checked; then its waiters woken. With the request ids the others spent on requests
+        that changed nothing (answered the same here too). The table's lock is held."""
+        host.quiet = self.store.quiet_requests(host.id)
         events = self.store.events(host.id, after=host.seq)
         if not events:
             return
@@ -470,14 +472,13 @@ class Referee:
 
     async def _lost_the_race(self, host: TableHost, tries_left: int) -> None:
         """Our write lost its seq to another process's (``WriteConflict``; nothing of ours
-        was applied): the table is caught up from the log, with the quiet requests the
-        others spent, for the write to be tried again on it (a request id the others
-        already applied is then answered from the log). Raises 409 TABLE_MOVED_ON when it
-        lost every try (the client sends it again), or when the table could not be caught
-        up (then forgotten: re-opened from the log on next use)."""
+        was applied): the table is caught up from the log, for the write to be tried again
+        on it (a request id the others already applied is then answered from the log).
+        Raises 409 TABLE_MOVED_ON when it lost every try (the client sends it again), or
+        when the table could not be caught up (then forgotten: re-opened from the log on
+        next use)."""
         try:
             await self._catch_up(host)
-            host.quiet = self.store.quiet_requests(host.id)
         except Exception as exc:
             log.warning("table %s: could not catch up from the log: %s", host.id, exc)
             self._fall_behind(host)
