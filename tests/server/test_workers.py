@@ -432,3 +432,20 @@ def test_a_worker_that_lost_its_listening_connection_catches_up_every_table(url:
         page = at_two.get(table.path("/events"), params={"after": 4, "wait": 10}).json()
         assert [e["seq"] for e in page["entries"]] == [5]
         at_two.close()
+
+
+def test_a_table_made_on_one_worker_is_found_and_listed_on_the_other(url: str) -> None:
+    """A table created through one referee process is read, played and listed through
+    another that started before it existed."""
+    with live_referee(url) as one, live_referee(url) as two:
+        table = duel(one.url)
+        listed = httpx.get(f"{two.url}/tables", timeout=30).json()
+        assert [t["table_id"] for t in listed] == [table.id]
+        at_two = httpx.Client(base_url=two.url, headers=table.http.headers, timeout=30)
+        assert at_two.get(table.path()).json()["seq"] == 4
+        moved = at_two.post(
+            table.path("/actions"), json={"request_id": "on-two", "action": {"kind": "end_phase"}}
+        )
+        assert moved.status_code == 200, moved.text
+        assert table.read()["seq"] == 5
+        at_two.close()
