@@ -61,6 +61,12 @@ whatever the server.
     python bench/server_load.py --profile-server /tmp/referee.prof --requests 2000
     python bench/server_load.py --spy-server /tmp/referee.txt  # py-spy (PyPI) on PATH
     python bench/server_load.py --bare-http referee  # the bare endpoints on the referee's HTTP
+    python bench/server_load.py --db postgresql://USER@HOST/DB --workers 2
+
+``--db postgresql://...`` also runs the referee on PostgreSQL with ``--workers`` processes
+(issue 19), in the same run, on a fresh database it makes on that server (its user may create
+databases) and drops afterwards, with the same clients and the same planned actions: its row
+and its throughput and CPU per request as ratios to the one SQLite worker's.
 """
 
 from __future__ import annotations
@@ -602,6 +608,15 @@ def main(argv: list[str] | None = None) -> int:
         help="the bare endpoints' HTTP protocol: uvicorn's own (default, the issue's "
         "baseline) or the referee's (like for like: its reply in one write)",
     )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="also run the referee on this PostgreSQL server (postgresql://...; a fresh "
+        "database is made there and dropped) with --workers processes, beside SQLite's one",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="worker processes on PostgreSQL (default 2)"
+    )
     parser.add_argument("--durable", type=Path, metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -663,7 +678,110 @@ def main(argv: list[str] | None = None) -> int:
         with server(durable_cmd, port) as target:
             durable = run(target, [bare_calls(calls) for calls in work], load)
 
-    return report(args, referee, bare, durable)
+        shared = None
+        if args.db:
+            with fresh_pg_database(args.db) as url:
+                port = free_port()
+                pg_cmd = [sys.executable, "-m", "tankref", "serve", "--host", HOST, "--port",
+                          str(port), "--db", url, "--log-level", "warning",
+                          "--workers", str(args.workers)]  # fmt: skip
+                with server(pg_cmd, port) as started:
+                    target = Workers(started.url, started.proc)
+                    work = [prepare(target.url, plans[c], c)[: per_client + WARMUP]
+                            for c in range(len(plans))]  # fmt: skip
+                    shared = run(target, work, load)
+
+    code = report(args, referee, bare, durable)
+    if shared is not None:
+        report_workers(args, referee, shared)
+    return code
+
+
+# --- several workers on PostgreSQL (issue 19) ---------------------------------------------
+
+
+class Workers(Server):
+    """``tankref serve --workers N``: its CPU is its worker processes' (and the supervisor's),
+    each worker's main thread counted as a loop."""
+
+    def cpu_split(self) -> dict[str, float]:
+        split = dict.fromkeys(CPU_PARTS, 0.0)
+        for pid in (self.proc.pid, *_children(self.proc.pid)):
+            for part, used in Server(self.url, _Pid(pid)).cpu_split().items():  # type: ignore[arg-type]
+                split[part] += used
+        return split
+
+
+@dataclass
+class _Pid:
+    pid: int
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid
+            ):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@contextmanager
+def fresh_pg_database(url: str) -> Iterator[str]:
+    """A new database on the server ``url`` names, as a URL; dropped afterwards."""
+    import secrets
+    from urllib.parse import urlencode
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = f"tankref_load_{secrets.token_hex(4)}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    params = {k: str(v) for k, v in conninfo_to_dict(url).items() if k != "dbname"}
+    password = params.pop("password", None)
+    user = params.pop("user", None)
+    host = params.pop("host", "")
+    port = params.pop("port", None)
+    if host.startswith("/"):  # a socket folder goes in the query
+        params["host"], host = host, ""
+    login = "" if user is None else user + ("" if password is None else f":{password}") + "@"
+    where = host + ("" if port is None else f":{port}")
+    try:
+        yield f"postgresql://{login}{where}/{name}?{urlencode(params)}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def report_workers(args: argparse.Namespace, sqlite: Tally, shared: Tally) -> None:
+    """The PostgreSQL row and its ratios to the one SQLite worker's (same run, same load)."""
+    every = shared.engage_ns + shared.other_ns
+    rate, cpu = shared.requests / shared.wall_s, 1000 * shared.cpu_s / max(1, shared.requests)
+    sqlite_rate = sqlite.requests / sqlite.wall_s
+    sqlite_cpu = 1000 * sqlite.cpu_s / sqlite.requests
+    sqlite_all = sqlite.engage_ns + sqlite.other_ns
+    print()
+    print(f"{'':<20}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU ms/req':>12}")
+    print(row("SQLite, 1 worker", sqlite.requests, sqlite_rate, sqlite_all, sqlite_cpu))
+    print(row(f"PostgreSQL, {args.workers} wk", shared.requests, rate, every, cpu))
+    print(
+        f"PostgreSQL with {args.workers} workers / SQLite with 1: throughput "
+        f"{rate / sqlite_rate:.2f}x, p50 {pct(every, 50) / pct(sqlite_all, 50):.2f}x, "
+        f"CPU per request {cpu / sqlite_cpu:.2f}x (all processes; the server's CPU is "
+        f"{100 * shared.cpu_s / shared.wall_s:.0f}% of one core, PostgreSQL's own not counted)"
+    )
+    parts = ", ".join(
+        f"{part} {1000 * shared.cpu.get(part, 0.0) / shared.requests:.3f}" for part in CPU_PARTS
+    )
+    print(f"PostgreSQL workers' CPU ms/request by thread (all workers): {parts}")
+    for problem in (e for e in shared.errors if e):
+        print(f"  refused on PostgreSQL: {problem}")
 
 
 @dataclass(frozen=True)

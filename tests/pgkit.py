@@ -4,10 +4,17 @@ cluster and sets it), dropped afterwards. Unset: the test is skipped, saying why
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pwd
 import secrets
+import shutil
+import subprocess
+import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -96,3 +103,85 @@ def referee_database(kind: str, folder: Path) -> Iterator[Path | str]:
     else:
         with fresh_database() as url:
             yield url
+
+
+@dataclass
+class Cluster:
+    """A PostgreSQL cluster of the test's own (``throwaway_cluster``)."""
+
+    folder: Path
+    run_as: list[str]  # the command prefix that runs its tools as their unprivileged user
+    bin: Path
+
+    @property
+    def conninfo(self) -> str:
+        return f"host={self.folder} user=tankref dbname=postgres"
+
+    def pg_ctl(self, *args: str) -> None:
+        subprocess.run(
+            [*self.run_as, str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), *args],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+    def restart_fast(self, away: float = 0.0) -> None:
+        """``pg_ctl restart -m fast``: every connection cut, the server back a moment later;
+        ``away``: seconds it stays down between the stop and the start (a restart on this
+        machine is quicker than a client's retry)."""
+        if not away:
+            self.pg_ctl("-l", str(self.folder / "log"), "-w", "-m", "fast", "restart")
+            return
+        self.pg_ctl("-w", "-m", "fast", "stop")
+        time.sleep(away)
+        self.start()
+
+    def start(self) -> None:
+        options = f"-k {self.folder} -c listen_addresses=''"  # its socket only, no TCP port
+        self.pg_ctl("-l", str(self.folder / "log"), "-w", "-o", options, "start")
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: p.parts[-3])
+    return found[-1].parent if found else None
+
+
+@contextmanager
+def throwaway_cluster() -> Iterator[Cluster]:
+    """A PostgreSQL server of the test's own (for what no shared server may be put through,
+    a restart): initdb and pg_ctl as an unprivileged user (root runs them as
+    ``tankref-ci``, the user CI makes), its socket in a temporary folder, no TCP port;
+    stopped and removed afterwards. Skipped, saying why, without the binaries or such a
+    user (and without ``TANKREF_TEST_PG``, like every PostgreSQL test)."""
+    server()  # skipped where PostgreSQL tests are
+    pg_bin = _pg_bin()
+    if pg_bin is None:
+        pytest.skip("no PostgreSQL binaries under /usr/lib/postgresql/*/bin")
+    run_as: list[str] = []
+    folder = Path(tempfile.mkdtemp(prefix="tankref-pg-"))
+    if os.geteuid() == 0:
+        try:
+            user = pwd.getpwnam(CI_USER)
+        except KeyError:
+            shutil.rmtree(folder)
+            pytest.skip(f"as root, a throwaway cluster needs the user {CI_USER} (as .ci/run makes)")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+        run_as = ["runuser", "-u", CI_USER, "--"]
+    cluster = Cluster(folder, run_as, pg_bin)
+    try:
+        subprocess.run(
+            [*run_as, str(pg_bin / "initdb"), "-D", str(folder / "data"), "-A", "trust",
+             "-U", "tankref"],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )  # fmt: skip
+        cluster.start()
+        yield cluster
+    finally:
+        with contextlib.suppress(Exception):
+            cluster.pg_ctl("-m", "immediate", "-w", "stop")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+CI_USER = "tankref-ci"

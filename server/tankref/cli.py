@@ -39,6 +39,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` shows the usage)\n")
 
 
+def worker_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, not {count}")
+    return count
+
+
 def port_number(text: str) -> int:
     """A TCP port a referee can listen on or be reached at."""
     try:
@@ -153,7 +163,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if chosen is not None:
         db = chosen if is_postgres(chosen) else Path(chosen).expanduser()
     return serve(
-        args.host, args.port, db, log_level=args.log_level, allowed_hosts=tuple(args.allow_host)
+        args.host,
+        args.port,
+        db,
+        log_level=args.log_level,
+        allowed_hosts=tuple(args.allow_host),
+        workers=args.workers,
     )
 
 
@@ -529,6 +544,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         help="SQLite database file (default: tankref.sqlite3 in your user data folder; "
         "TANKREF_DB names another), or a PostgreSQL server: postgresql://USER@HOST/DB",
+    )
+    serve.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        metavar="N",
+        help="referee processes sharing the database (default 1; more than 1 needs PostgreSQL)",
     )
     serve.add_argument(
         "--log-level",

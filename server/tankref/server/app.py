@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import inspect
 import json
@@ -37,6 +38,8 @@ from tankref.server.routes import (
 from tankref.server.schemas import ErrorReply
 from tankref.server.settings import Settings
 from tankref.server.stores import open_store
+
+LISTEN_WAIT = 10.0  # seconds start-up waits to hear other processes' writes (then goes on)
 
 DESCRIPTION = """
 The referee for tank wargames played in Tabletop Simulator. TTS (or any client) creates a
@@ -79,6 +82,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store = open_store(settings.db_url or settings.db_path)
         app.state.referee = Referee(store)
         app.state.history = History(store)  # the replay slider's rebuilt positions
+        # Other referee processes on the same database (PostgreSQL): hear their writes
+        # before the first request, so none is missed for a table opened from then on.
+        listening = app.state.referee.listen()
+        if listening is not None:
+            await asyncio.to_thread(listening.wait, LISTEN_WAIT)
         # Everything loaded so far lives as long as the server: keep it out of the garbage
         # collector's full sweeps, which would otherwise stall replies on big tables.
         gc.freeze()

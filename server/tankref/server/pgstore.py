@@ -13,6 +13,10 @@ SQLite, with the same guarantees, for a referee that runs on a database server.
   commits every write queued while its last commit was on its way, in one transaction;
   each write is answered only after that commit returned.
 - A server that cannot be reached raises ``StoreUnavailable``; the next use connects again.
+- Several referee processes on one database hear each other's writes: each commit that logs
+  events also notifies ``CHANNEL`` (in the same transaction, so a notification never comes
+  before its commit) with the writer's origin, the table and its last seq; ``listen`` hears
+  them on a connection of its own (``PgListener``).
 
 Columns are text as in SQLite (a log entry is served byte for byte as it was stored).
 """
@@ -23,6 +27,7 @@ import asyncio
 import hashlib
 import json
 import queue
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -69,6 +74,9 @@ TCP_SETTINGS = {
 # Advisory locks are two 32-bit keys: tankref's ("tank") and the table's.
 LOCK_CLASS = 0x74616E6B
 SCHEMA_LOCK = 0  # the table key of the lock taken while the schema is made
+# What a commit that logs events notifies: "ORIGIN TABLE_ID SEQ" (the table's last seq in it).
+CHANNEL = "tankref_log"
+_NOTIFY = "SELECT pg_notify(%s, %s)"
 
 _SCHEMA = """
 CREATE TABLE meta (
@@ -201,6 +209,9 @@ class PgStore:
         self._db: Connection | None = None
         self._attempt: _Connecting | None = None  # a lost connection being made again
         self._writer: PgGroupCommit | None = None
+        self._listener: PgListener | None = None
+        # Names this process's writes in their notifications: it does not hear its own.
+        self.origin = secrets.token_hex(8)
         from psycopg.conninfo import conninfo_to_dict
 
         named = conninfo_to_dict(url)
@@ -345,6 +356,9 @@ class PgStore:
 
     def close(self) -> None:
         """Every queued write committed (or refused) first, then the connections closed."""
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         if self._writer is not None:
             self._writer.close()
             self._writer = None
@@ -426,7 +440,12 @@ class PgStore:
     # --- events ----------------------------------------------------------------------------
     def append(self, row: EventRow) -> None:
         """One event, committed before this returns (on the calling thread)."""
-        self._write(lambda db: db.execute(_INSERT_EVENT, _event_params(row)), row.table_id)
+
+        def steps(db: Connection) -> None:
+            db.execute(_INSERT_EVENT, _event_params(row))
+            db.execute(_NOTIFY, (CHANNEL, f"{self.origin} {row.table_id} {row.seq}"))
+
+        self._write(steps, row.table_id)
 
     def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None:
         params = (table_id, request_id, sha256, seq)
@@ -455,8 +474,18 @@ class PgStore:
 
     def _group(self) -> PgGroupCommit:
         if self._writer is None:
-            self._writer = PgGroupCommit(self.connect, self._where)
+            self._writer = PgGroupCommit(self.connect, self._where, self.origin)
         return self._writer
+
+    def listen(
+        self, heard: Callable[[str, int], None], reconnected: Callable[[], None]
+    ) -> threading.Event | None:
+        """Hear other processes' writes (``heard(table_id, seq)``, on the listener's thread;
+        ``reconnected()`` after its connection was lost and made again: whatever was
+        notified meanwhile was missed). The event is set while it listens."""
+        if self._listener is None:
+            self._listener = PgListener(self.connect, self.origin, heard, reconnected)
+        return self._listener.listening
 
     def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
         rows = self._rows(
@@ -607,9 +636,10 @@ class PgGroupCommit:
 
     MAX_GROUP = 256
 
-    def __init__(self, connect: Callable[[], Connection], where: str) -> None:
+    def __init__(self, connect: Callable[[], Connection], where: str, origin: str = "") -> None:
         self._connect = connect
         self.where = where
+        self.origin = origin
         self._db: Connection | None = None
         self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="tankref-pg-writer", daemon=True)
@@ -664,6 +694,9 @@ class PgGroupCommit:
                 with db.cursor() as cursor:
                     for sql, params in _runs(group):
                         cursor.executemany(sql, params)
+                    heard = self._notices(group)
+                    if heard:  # delivered by the server at COMMIT, never before it
+                        cursor.executemany(_NOTIFY, heard)
                 committing = True  # the block's end sends COMMIT
             return [None] * len(group)
         except psycopg.OperationalError as exc:
@@ -681,13 +714,77 @@ class PgGroupCommit:
         for item in group:
             at = (item.params[0], item.params[1])
             if item.sql == _INSERT_SNAPSHOT and at in refused:
-                outcomes.append(StoreFailure(f"its event {at[1]} was not saved"))
+                outcomes.append(WriteConflict(f"its event {at[1]} was not saved"))
                 continue
             outcome = self._commit([item])[0]
             if outcome is not None and item.sql == _INSERT_EVENT:
                 refused.add(at)
             outcomes.append(outcome)
         return outcomes
+
+    def _notices(self, group: list[_Write]) -> list[tuple[str, str]]:
+        """One notification per table the group logs events (or spends quiet request ids:
+        a request that changed nothing must not apply later elsewhere) of, with its last
+        seq."""
+        last: dict[str, int] = {}
+        for item in group:
+            if item.sql in (_INSERT_EVENT, _INSERT_QUIET):
+                table_id = str(item.params[0])
+                seq = int(item.params[1 if item.sql == _INSERT_EVENT else 3])
+                last[table_id] = max(seq, last.get(table_id, 0))
+        return [(CHANNEL, f"{self.origin} {t} {seq}") for t, seq in last.items()]
+
+
+class PgListener:
+    """Other processes' writes heard on a connection of its own (``LISTEN``), on a thread
+    of its own: the event loop never waits on it. A lost connection is made again (every
+    ``RETRY`` seconds while the server is away), then ``reconnected`` is called: what was
+    notified meanwhile is gone, so whoever listens reads the log again."""
+
+    RETRY = 0.5
+    WAKE = 0.5  # seconds between looks at whether to stop
+
+    def __init__(
+        self,
+        connect: Callable[[], Connection],
+        origin: str,
+        heard: Callable[[str, int], None],
+        reconnected: Callable[[], None],
+    ) -> None:
+        self._connect = connect
+        self.origin = origin
+        self._heard = heard
+        self._reconnected = reconnected
+        self.listening = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tankref-pg-listener", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(self.WAKE + CONNECT_TIMEOUT + 1)
+
+    def _run(self) -> None:
+        lost = False
+        while not self._stop.is_set():
+            try:
+                with self._connect() as db:
+                    db.execute(f"LISTEN {CHANNEL}")
+                    self.listening.set()
+                    if lost:
+                        self._reconnected()
+                    while not self._stop.is_set():
+                        for notice in db.notifies(timeout=self.WAKE):
+                            self._hear(notice.payload)
+            except Exception:  # the server went away (or a callback failed): listen again
+                self.listening.clear()
+                lost = True
+                self._stop.wait(self.RETRY)
+
+    def _hear(self, payload: str) -> None:
+        origin, table_id, seq = payload.split(" ")
+        if origin != self.origin:
+            self._heard(table_id, int(seq))
 
 
 def _runs(group: list[_Write]) -> list[tuple[str, list[Sequence[Any]]]]:

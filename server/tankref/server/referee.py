@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
@@ -86,6 +87,9 @@ KEEP_REBUILT = 64
 # A table used this recently is not dropped: a request may hold it between awaits (its body
 # still arriving) before it takes the table's lock.
 IDLE_SECONDS = 1.0
+# A write that lost its seq to another referee process (one PostgreSQL database) is tried
+# again on the table caught up from the log this many times before it answers 409.
+CATCH_UP_TRIES = 5
 
 
 __all__ = [
@@ -378,6 +382,11 @@ class Referee:
         self.idle_seconds = idle_seconds
         self._loading: dict[str, asyncio.Future[None]] = {}  # replays under way (``open``)
         self._versions: dict[str, str] = {}
+        # Other referee processes write this database too (``listen``): the newest seq heard
+        # of each table, and the catch-ups under way (one a table at a time).
+        self.shared = False
+        self._heard: dict[str, int] = {}
+        self._following: dict[str, asyncio.Future[None]] = {}
         self.demo_ids = store.demo_table_ids()  # tables `tankref demo` made (listed as such)
         self.load()
 
@@ -387,6 +396,124 @@ class Referee:
         for host in self.tables.values():
             host.closing = True
             host.notify()
+
+    # --- several referee processes on one database (issue 19) --------------------------------
+    def listen(self) -> threading.Event | None:
+        """Hear the writes other referee processes make to this database (on the running
+        event loop): a table in memory is caught up from its log and its long-polls and
+        streams woken. The event is set while the store listens; None: nobody else writes
+        this database (SQLite)."""
+        loop = asyncio.get_running_loop()
+
+        def heard(table_id: str, seq: int) -> None:  # the store's listening thread
+            # Only news of a table this process holds something of wakes the event loop
+            # (dict look-ups are safe from another thread): the rest is read from the log
+            # when first used.
+            if table_id in self.tables or table_id in self._loading or table_id in self._listed:
+                loop.call_soon_threadsafe(self._news, table_id, seq)
+
+        def reconnected() -> None:
+            loop.call_soon_threadsafe(self._follow_all)
+
+        listening = self.store.listen(heard, reconnected)
+        self.shared = listening is not None
+        return listening
+
+    def _news(self, table_id: str, seq: int) -> None:
+        """Another process logged ``table_id``'s event ``seq``."""
+        if seq > self._heard.get(table_id, 0):
+            self._heard[table_id] = seq
+        self._listed.pop(table_id, None)  # the list reads its last entry again
+        host = self.tables.get(table_id)
+        if host is None:
+            return
+        idle = time.monotonic() - host.used >= self.idle_seconds
+        if idle and not host.watchers and not host.lock.locked() and host.id not in self._following:
+            # Nobody here follows it: forgotten rather than replayed on every write another
+            # process makes (re-opened from its newest snapshot if it is asked for again).
+            del self.tables[table_id]
+            return
+        self._follow(host)
+
+    def _follow_all(self) -> None:
+        """The store listens again after losing its connection: whatever was written
+        meanwhile was not heard, so every table in memory reads its log's tail."""
+        self._listed.clear()
+        for host in list(self.tables.values()):
+            self._follow(host)
+
+    def _follow(self, host: TableHost) -> None:
+        if host.id not in self._following:
+            self._following[host.id] = asyncio.ensure_future(self._follow_up(host))
+
+    async def _follow_up(self, host: TableHost) -> None:
+        caught_up = False
+        try:
+            async with host.lock:  # after any write of ours in progress: never applied twice
+                if self.tables.get(host.id) is host and not host.deleted:
+                    await self._catch_up(host)
+                    caught_up = True
+        except Exception as exc:  # the database away: the next write or reconnection retries
+            log.warning("table %s: could not catch up from the log: %s", host.id, one_line(exc))
+        finally:
+            del self._following[host.id]
+        if caught_up and self._heard.get(host.id, 0) > host.seq:  # heard more meanwhile
+            self._follow(host)
+
+    async def _catch_up(self, host: TableHost) -> None:
+        """The events other processes logged after this copy's seq, applied as a replay
+        applies them (the logged dice and results, never adjudicated again), its hash chain
+        checked; then its waiters woken. With the request ids the others spent on requests
+        that changed nothing (answered the same here too). The table's lock is held."""
+        host.quiet = self.store.quiet_requests(host.id)
+        events = self.store.events(host.id, after=host.seq)
+        if not events:
+            return
+        head, broken = _check_log(self.rows[host.id], events, host.head)
+        for event in events:
+            if host.timeline.reaches_back(event.action):  # before its snapshot: whole log
+                await self._replay_whole(host)
+            replay_onto(host, (event,))
+        host.head = head
+        if broken is not None and not host.damaged:
+            host.damaged = broken
+            log.error("table %s: %s", host.id, broken)
+        host.notify()
+
+    async def _lost_the_race(self, host: TableHost, tries_left: int) -> None:
+        """Our write lost its seq to another process's (``WriteConflict``; nothing of ours
+        was applied): the table is caught up from the log, for the write to be tried again
+        on it (a request id the others already applied is then answered from the log).
+        Raises 409 TABLE_MOVED_ON when it lost every try (the client sends it again), or
+        when the table could not be caught up (then forgotten: re-opened from the log on
+        next use)."""
+        try:
+            await self._catch_up(host)
+        except Exception as exc:
+            log.warning("table %s: could not catch up from the log: %s", host.id, exc)
+            self._fall_behind(host)
+            raise _Behind() from None
+        if not tries_left:
+            raise _Behind()
+
+    def _row(self, table_id: str) -> TableRow | None:
+        """The table's row; with other processes writing the database, one made by another
+        (read once from the database: it is then kept like the rest)."""
+        row = self.rows.get(table_id)
+        if row is not None or not self.shared or table_id in self.quarantined:
+            return row
+        row = self.store.table(table_id)
+        if row is not None:
+            self._take_row(row)
+        return self.rows.get(table_id)
+
+    def _take_row(self, row: TableRow) -> None:
+        try:
+            _check_row(row)
+        except Exception as exc:
+            self._set_aside(row.id, exc)
+        else:
+            self.rows[row.id] = row
 
     def version(self, ruleset: str) -> str:
         if ruleset not in self._versions:
@@ -459,7 +586,7 @@ class Referee:
         """``host`` for a request: a table not in memory is replayed in a worker thread, on
         a connection of its own, so the other tables are served meanwhile (a long log takes
         a while); requests for it that come meanwhile wait for the same replay."""
-        row = self.rows.get(table_id)
+        row = self._row(table_id)
         if row is not None and table_id not in self.tables:
             loading = self._loading.get(table_id)
             if loading is None:
@@ -503,6 +630,8 @@ class Referee:
         ``keep_rebuilt`` go (each keeps its place in the list from what it last showed)."""
         self.tables[host.id] = host
         self._listed.pop(host.id, None)
+        if self.shared and self._heard.get(host.id, 0) > host.seq:  # written while it loaded
+            self._follow(host)
         excess = len(self.tables) - self.keep_rebuilt
         if excess <= 0:
             return
@@ -636,7 +765,7 @@ class Referee:
         start-up, or dropped while idle)."""
         host = self.tables.get(table_id)
         if host is None:
-            row = self.rows.get(table_id)
+            row = self._row(table_id)
             if row is not None:
                 try:
                     host = self._rebuilt(row)
@@ -709,6 +838,10 @@ class Referee:
 
     def list_tables(self) -> list[TableListItem]:
         """Every table, oldest first; none is replayed for it."""
+        if self.shared:  # tables other processes made
+            for row in self.store.tables():
+                if row.id not in self.rows and row.id not in self.quarantined:
+                    self._take_row(row)
         items = []
         for table_id, row in list(self.rows.items()):
             host = self.tables.get(table_id)
@@ -802,39 +935,46 @@ class Referee:
         """
         request_sha = _sha256(_canonical(request))
         async with host.lock:
-            _still_there(host)
-            repeated = self._repeated(host, request_id, request_sha)
-            if repeated is not None:
-                return repeated
-            if dice is not None:
-                try:  # up front, before any dice: only what this table takes from a client
-                    dice = host.rules.accept_dice(host.state, dice)
-                except RulesError as err:
-                    raise from_rules(err) from None
-            action = build(host.state)
-            if action is None:
-                if request_id is not None:  # spent: the same id must never apply later
-                    written = self.store.queue_quiet_request(
-                        host.id, request_id, request_sha, host.seq
-                    )
-                    try:
-                        cancelled = await _committed(written, host.id, "request")
-                    except _Behind:
-                        self._fall_behind(host)
-                        raise
-                    host.quiet[request_id] = (host.seq, request_sha)
-                    if cancelled:
-                        raise asyncio.CancelledError
-                return _reply(False, False, host.seq, None, host.summary(), host.head)
-            try:
-                step = host.timeline.act(action, dice)
+            for tries_left in range(CATCH_UP_TRIES - 1, -1, -1):
+                _still_there(host)
+                try:
+                    return await self._submit(host, request_id, request_sha, build, dice, by)
+                except _Behind:  # another process logged this seq: caught up, tried again
+                    await self._lost_the_race(host, tries_left)
+            raise AssertionError("unreachable")
+
+    async def _submit(
+        self,
+        host: TableHost,
+        request_id: str | None,
+        request_sha: str,
+        build: Any,
+        dice: SuppliedDice | None,
+        by: OrderedBy | None,
+    ) -> str:
+        """``submit`` on the table as it stands (its lock held)."""
+        repeated = self._repeated(host, request_id, request_sha)
+        if repeated is not None:
+            return repeated
+        if dice is not None:
+            try:  # up front, before any dice: only what this table takes from a client
+                dice = host.rules.accept_dice(host.state, dice)
             except RulesError as err:
-                raise from_rules(err, "action") from None
-            try:
-                return await self._record(host, request_id, request_sha, step, dice, by)
-            except _Behind:  # another process logged this seq: catch up from the log
-                self._fall_behind(host)
-                raise
+                raise from_rules(err) from None
+        action = build(host.state)
+        if action is None:
+            if request_id is not None:  # spent: the same id must never apply later
+                written = self.store.queue_quiet_request(host.id, request_id, request_sha, host.seq)
+                cancelled = await _committed(written, host.id, "request")
+                host.quiet[request_id] = (host.seq, request_sha)
+                if cancelled:
+                    raise asyncio.CancelledError
+            return _reply(False, False, host.seq, None, host.summary(), host.head)
+        try:
+            step = host.timeline.act(action, dice)
+        except RulesError as err:
+            raise from_rules(err, "action") from None
+        return await self._record(host, request_id, request_sha, step, dice, by)
 
     async def control(
         self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
@@ -843,21 +983,28 @@ class Referee:
         ...}``, see ``tankref.core.timeline``) once per request id; the reply as JSON text."""
         request_sha = _sha256(_canonical(action))
         async with host.lock:
-            _still_there(host)
-            repeated = self._repeated(host, request_id, request_sha)
-            if repeated is not None:
-                return repeated
-            if host.timeline.reaches_back(action):  # before its snapshot: the whole log
-                await self._replay_whole(host)
-            try:
-                step = host.timeline.control(action)
-            except RulesError as err:
-                raise from_rules(err) from None
-            try:
-                return await self._record(host, request_id, request_sha, step, None)
-            except _Behind:  # another process logged this seq: catch up from the log
-                self._fall_behind(host)
-                raise
+            for tries_left in range(CATCH_UP_TRIES - 1, -1, -1):
+                _still_there(host)
+                try:
+                    return await self._control(host, request_id, request_sha, action)
+                except _Behind:  # another process logged this seq: caught up, tried again
+                    await self._lost_the_race(host, tries_left)
+            raise AssertionError("unreachable")
+
+    async def _control(
+        self, host: TableHost, request_id: str | None, request_sha: str, action: dict[str, Any]
+    ) -> str:
+        """``control`` on the table as it stands (its lock held)."""
+        repeated = self._repeated(host, request_id, request_sha)
+        if repeated is not None:
+            return repeated
+        if host.timeline.reaches_back(action):  # before its snapshot: the whole log
+            await self._replay_whole(host)
+        try:
+            step = host.timeline.control(action)
+        except RulesError as err:
+            raise from_rules(err) from None
+        return await self._record(host, request_id, request_sha, step, None)
 
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
@@ -1203,7 +1350,9 @@ def _taker(
 
 
 def _snapshot_lost(snapshot: Snapshot, exc: BaseException | None) -> None:
-    if exc is not None:  # derived data: the table re-opens from an older one, or its log
+    # Derived data: the table re-opens from an older one, or its log. (A conflict: another
+    # process logged that seq, with its own snapshot.)
+    if exc is not None and not isinstance(exc, WriteConflict):
         log.warning(
             "table %s: its snapshot at event %d was not saved: %s",
             snapshot.table_id,
@@ -1236,10 +1385,11 @@ async def _committed(written: asyncio.Future[None], table_id: str, what: str) ->
         except Exception:  # refused: the future holds why, said below
             break
     exc = written.exception()
+    if isinstance(exc, WriteConflict):  # the caller catches up from the log, tries again
+        log.info("table %s: %s lost to another referee process's: %s", table_id, what, exc)
+        raise _Behind()
     if exc is not None:  # disk full, file gone ...: say so; nothing was applied
         log.error("table %s: could not save %s: %s", table_id, what, exc)
-        if isinstance(exc, WriteConflict):  # the caller forgets its copy of the table
-            raise _Behind()
         if cancelled:
             raise asyncio.CancelledError
         if isinstance(exc, StoreUnavailable):

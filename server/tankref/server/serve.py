@@ -5,8 +5,12 @@ from __future__ import annotations
 import errno
 import gc
 import logging
+import multiprocessing
+import signal
 import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -111,8 +115,17 @@ def serve(
     *,
     log_level: str = "warning",
     allowed_hosts: tuple[str, ...] = (),
+    workers: int = 1,
 ) -> int:
-    """``db_path``: an SQLite file, or a PostgreSQL URL (``stores.is_postgres``)."""
+    """``db_path``: an SQLite file, or a PostgreSQL URL (``stores.is_postgres``);
+    ``workers``: referee processes sharing it (PostgreSQL only, ``run_workers``)."""
+    if workers > 1 and not is_postgres(db_path):
+        print(
+            f"tankref: --workers {workers} needs a PostgreSQL database (--db postgresql://...); "
+            "an SQLite file is kept by one referee process",
+            file=sys.stderr,
+        )
+        return 2
     db: dict[str, Any] = (
         {"db_url": str(db_path)} if is_postgres(db_path) else {"db_path": Path(db_path)}
     )
@@ -150,6 +163,8 @@ def serve(
     for line in banner(host, port):
         print(line)
     print(f"database: {where}")
+    if workers > 1:
+        print(f"{workers} worker processes share it")
     if not settings.loopback:
         names = ", ".join(settings.allowed_hosts)
         print(
@@ -161,6 +176,24 @@ def serve(
             file=sys.stderr,
         )
     print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)
+    if workers > 1:
+        run_workers(settings, host.strip("[]"), port, log_level, workers)
+        print(f"Stopped; every acknowledged action is in {where}.", flush=True)
+        return 0
+    _tune(log_level)
+    try:
+        app = create_app(settings)
+        RefereeServer(referee_config(app, host.strip("[]"), port, log_level), app).run()
+    except KeyboardInterrupt:
+        # uvicorn has stopped cleanly and raises Ctrl+C again for whoever runs it: that is
+        # us, and one line says all a player needs (not a traceback under the banner).
+        pass
+    print(f"Stopped; every acknowledged action is in {where}.", flush=True)
+    return 0
+
+
+def _tune(log_level: str) -> None:
+    """The process's settings for serving (each worker's too)."""
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     # The log's writer thread (store.GroupCommit) needs the GIL for a moment several times a
     # commit; at the default 5 ms switch interval it waits behind a busy event loop each
@@ -173,15 +206,78 @@ def serve(
     # of a write's CPU fell from about 0.12 to 0.03 ms (issue 18's write path), and a young
     # collection of this size takes about a millisecond.
     gc.set_threshold(YOUNG_GC_THRESHOLD, 10, 10)
+
+
+# A worker that stops is started again, but no sooner than this after its last start (one that
+# cannot start, say while the database is away, is not restarted in a tight loop).
+RESTART_AFTER = 1.0
+
+
+def run_workers(settings: Settings, host: str, port: int, log_level: str, count: int) -> None:
+    """``count`` referee processes on one listening socket, bound here and shared (the kernel
+    spreads the connections), each with its own event loop, tables in memory and database
+    connections; they hear each other's writes through the database (``Referee.listen``).
+    A worker that dies (killed, crashed) is replaced; Ctrl+C or SIGTERM stops them all, each
+    answering its held long-polls first.
+
+    Our own small supervisor, not uvicorn's ``workers=``: that one rebuilds the app from an
+    import string and serves it with a plain ``uvicorn.Server`` and a pickled ``Config``;
+    neither our settings, nor the HTTP protocol class made for these limits (a class made at
+    run time does not pickle), nor ``RefereeServer``'s stop would reach the workers."""
+    listening = uvicorn.Config(app="unused", host=host, port=port).bind_socket()  # as uvicorn binds
+    spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked threads
+
+    def start() -> tuple[multiprocessing.process.BaseProcess, float]:
+        worker = spawn.Process(
+            target=_worker,
+            args=(settings, host, port, log_level, listening),
+            name="tankref-worker",
+        )
+        worker.start()
+        return worker, time.monotonic()
+
+    stopping = threading.Event()
+    before = {
+        sig: signal.signal(sig, lambda *_: stopping.set())
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    workers = [start() for _ in range(count)]
+    try:
+        while not stopping.wait(0.2):
+            for n, (worker, started) in enumerate(workers):
+                if worker.is_alive() or time.monotonic() - started < RESTART_AFTER:
+                    continue
+                print(
+                    f"tankref: worker {worker.pid} stopped (exit {worker.exitcode}); starting "
+                    "another",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                workers[n] = start()
+    finally:
+        for worker, _ in workers:
+            if worker.is_alive():
+                worker.terminate()  # SIGTERM: uvicorn's graceful stop
+        for worker, _ in workers:
+            worker.join(10)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        listening.close()
+
+
+def _worker(
+    settings: Settings, host: str, port: int, log_level: str, listening: socket.socket
+) -> None:
+    """One of ``run_workers``' processes."""
+    _tune(log_level)
     try:
         app = create_app(settings)
-        RefereeServer(referee_config(app, host.strip("[]"), port, log_level), app).run()
+        RefereeServer(referee_config(app, host, port, log_level), app).run(sockets=[listening])
     except KeyboardInterrupt:
-        # uvicorn has stopped cleanly and raises Ctrl+C again for whoever runs it: that is
-        # us, and one line says all a player needs (not a traceback under the banner).
         pass
-    print(f"Stopped; every acknowledged action is in {where}.", flush=True)
-    return 0
 
 
 WILDCARDS = ("0.0.0.0", "::", "[::]", "")

@@ -246,6 +246,12 @@ class EventStore:
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise StoreError(f"{self.path}: cannot read the tables: {one_line(exc)}") from exc
 
+    def listen(
+        self, heard: Callable[[str, int], None], reconnected: Callable[[], None]
+    ) -> threading.Event | None:
+        """Other processes' writes: none (SQLite is one referee process's file)."""
+        return None
+
     def check_writable(self) -> None:
         """A write can be committed here (a referee that cannot write acknowledges nothing)."""
         try:

@@ -12,6 +12,7 @@ means PostgreSQL; anything else is an SQLite file path, as it always was.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -95,6 +96,16 @@ class Store(Protocol):
         self, table_id: str, upto: int, *, after: int = 0
     ) -> tuple[TableRow | None, list[EventRow]]: ...
     def read_reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened: ...
+
+    # several processes on one database (PostgreSQL): each hears the others' writes
+    def listen(
+        self, heard: Callable[[str, int], None], reconnected: Callable[[], None]
+    ) -> threading.Event | None:
+        """Calls ``heard(table_id, seq)`` (on a thread of its own) for each commit another
+        process makes to a table's log, and ``reconnected()`` once it listens again after
+        losing its connection (notifications meanwhile were missed). The event is set while
+        it listens; None: nothing else writes this database."""
+        ...
 
 
 def open_store(db: str | Path) -> Store:

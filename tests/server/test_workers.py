@@ -1,0 +1,451 @@
+"""Several referee processes on one PostgreSQL database (issue 19): each hears the others'
+writes (LISTEN/NOTIFY) and catches its tables up from the log, so a client gets every event
+once and in order whichever process it talks to; a worker killed mid-write loses nothing
+acknowledged; a database restart mid-game is 503s and retries. Real processes, loopback
+only. Needs ``TANKREF_TEST_PG`` (skipped without it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from pgkit import fresh_database, raw, throwaway_cluster, url_of
+from serverkit import Table, duel, free_port, live_referee
+from tankref.server.pgstore import PgStore
+from tankref.server.referee import rebuild
+
+END_PHASE = {"kind": "end_phase"}
+LONG_GAME = {"options": {"turn_limit": 200}}  # 400 phases: the clients never run out
+
+
+def serve_pg(url: str, tmp: Path, *args: str) -> Any:
+    """``python -m tankref serve --db URL ARGS``, its output in ``tmp``."""
+    return _Serve(url, tmp, args)
+
+
+@dataclass
+class _Serve:
+    url: str
+    tmp: Path
+    args: tuple[str, ...]
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> _Serve:
+        self.start()
+        return self
+
+    def start(self) -> None:
+        out = (self.tmp / f"serve-{self.port}.out").open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tankref", "serve", "--port", str(self.port), "--db", self.url,
+             *self.args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{self.base}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            assert self.proc.poll() is None, self.output()
+            assert time.monotonic() < deadline, self.output()
+            time.sleep(0.05)
+
+    def output(self) -> str:
+        return (self.tmp / f"serve-{self.port}.out").read_text(errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(20)
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@dataclass
+class Writer:
+    """A client that plays its table on for a while: each request sent again (same request
+    id) until it is answered, as TTS does; what it was told, kept."""
+
+    base: str
+    table: Table
+    name: str
+    acknowledged: dict[str, int] = field(default_factory=dict)  # request id -> seq
+    sent: set[str] = field(default_factory=set)
+    statuses: dict[int, int] = field(default_factory=dict)
+    retry_after: set[str] = field(default_factory=set)
+    codes: list[str] = field(default_factory=list)  # of each refusal
+    pause: float = 0.05  # seconds between requests: a table's 400 phases last the run
+    over: bool = False
+
+    def run(self, until: float) -> None:
+        with httpx.Client(base_url=self.base, headers=self.table.http.headers, timeout=30) as http:
+            n = 0
+            while time.monotonic() < until and not self.over:
+                n += 1
+                request_id = f"{self.name}-{n}"
+                self.sent.add(request_id)
+                body = {"request_id": request_id, "action": END_PHASE}
+                while True:  # the same request id until answered
+                    try:
+                        reply = http.post(self.table.path("/actions"), json=body)
+                    except httpx.TransportError:  # the worker went away: the next one answers
+                        self.statuses[0] = self.statuses.get(0, 0) + 1
+                        time.sleep(0.05)
+                        continue
+                    self.statuses[reply.status_code] = self.statuses.get(reply.status_code, 0) + 1
+                    if reply.status_code != 200:
+                        self.codes.append(reply.json().get("code", ""))
+                    if reply.status_code == 200:
+                        self.acknowledged[request_id] = reply.json()["seq"]
+                        time.sleep(self.pause)
+                        break
+                    if reply.status_code == 409 and reply.json()["code"] == "GAME_OVER":
+                        self.over = True
+                        break
+                    assert reply.status_code in (409, 503), reply.text
+                    if reply.status_code == 503:
+                        self.retry_after.add(reply.headers.get("Retry-After", ""))
+                    time.sleep(0.1)
+
+
+class LongPoller:
+    """A TTS-like reader: long-polls the table's events from 0 on, keeping every entry."""
+
+    def __init__(self, base: str, table_id: str) -> None:
+        self.base, self.table_id = base, table_id
+        self.seqs: list[int] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        with httpx.Client(base_url=self.base, timeout=30) as http:
+            while not self.stop.is_set():
+                after = self.seqs[-1] if self.seqs else 0
+                try:
+                    page = http.get(
+                        f"/tables/{self.table_id}/events", params={"after": after, "wait": 2}
+                    )
+                except httpx.TransportError:
+                    time.sleep(0.05)
+                    continue
+                if page.status_code != 200:
+                    time.sleep(0.1)
+                    continue
+                self.seqs.extend(e["seq"] for e in page.json()["entries"])
+
+
+class Streamer:
+    """A live page's reader: one WebSocket stream of the table from 0 on."""
+
+    def __init__(self, base: str, table_id: str) -> None:
+        self.url = base.replace("http://", "ws://") + f"/tables/{table_id}/stream?after=0"
+        self.seqs: list[int] = []
+        self.stop = threading.Event()
+        self.closed: str | None = None
+
+    def run(self) -> None:
+        with connect(self.url, open_timeout=10) as ws:
+            while not self.stop.is_set():
+                try:
+                    text = ws.recv(timeout=0.5)
+                except TimeoutError:
+                    continue
+                except Exception as exc:  # closed by the referee: said in the assertion
+                    self.closed = repr(exc)
+                    return
+                self.seqs.append(json.loads(text)["seq"])
+
+
+def _threads(targets: list[Any]) -> list[threading.Thread]:
+    threads = [threading.Thread(target=t, daemon=True) for t in targets]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _log(url: str, table_id: str) -> list[tuple[int, str | None]]:
+    with raw(url) as db:
+        return [
+            (int(r[0]), r[1])
+            for r in db.execute(
+                "SELECT seq, request_id FROM events WHERE table_id = %s ORDER BY seq", (table_id,)
+            )
+        ]
+
+
+def _check_log(url: str, table_id: str, writers: list[Writer]) -> list[int]:
+    """No seq twice or missing; every acknowledged request's event in the log once, at the
+    seq it was told; no request applied twice. The log's seqs."""
+    log = _log(url, table_id)
+    seqs = [seq for seq, _ in log]
+    assert seqs == list(range(1, len(log) + 1))
+    ids = [r for _, r in log if r is not None]
+    assert len(ids) == len(set(ids))
+    at = {r: seq for seq, r in log}
+    for writer in writers:
+        for request_id, seq in writer.acknowledged.items():
+            assert at.get(request_id) == seq, (request_id, seq)
+        assert {r for r in ids if r.startswith(f"{writer.name}-")} <= writer.sent
+    return seqs
+
+
+def _replayed(url: str, table_id: str) -> tuple[int, str, dict[str, Any]]:
+    """(seq, chain head, public state) of the table replayed from its log alone."""
+    store = PgStore(url)
+    try:
+        row = store.table(table_id)
+        assert row is not None
+        events = store.events(table_id)
+    finally:
+        store.close()
+    host = rebuild(row, events)
+    head = json.loads(events[-1].entry)["chain_sha256"] if events else None
+    return host.seq, head, json.loads(json.dumps(host.public_state()))
+
+
+def _same_as_the_log(base: str, url: str, table_id: str) -> None:
+    seq, head, state = _replayed(url, table_id)
+    deadline = time.monotonic() + 10
+    while True:  # a notification is a moment behind its commit
+        read = httpx.get(f"{base}/tables/{table_id}", timeout=30).json()
+        if read["seq"] == seq or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert (read["seq"], read["head_sha256"], read["state"]) == (seq, head, state)
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with fresh_database() as made:
+        yield made
+
+
+def test_two_workers_one_log_every_reader_hears_every_event_once_in_order(
+    url: str, tmp_path: Path
+) -> None:
+    """Two referee processes on one database, 20 clients over 10 tables (two per table, one
+    on each process) for about 12 s, a long-poll and a WebSocket on each process for every
+    table: no seq twice, no acknowledged event lost or doubled, every reader got its
+    table's every event once and in order, and each process's copy of each table equals a
+    replay of its log."""
+    with serve_pg(url, tmp_path) as a, serve_pg(url, tmp_path) as b:
+        tables = [
+            duel((a if n % 2 else b).base, dice_source="server", **LONG_GAME) for n in range(10)
+        ]
+        writers = [
+            Writer(base, table, f"{table.id}-{side}")
+            for table in tables
+            for side, base in (("a", a.base), ("b", b.base))
+        ]
+        readers: list[LongPoller | Streamer] = []
+        for table in tables:
+            for base in (a.base, b.base):
+                readers += [LongPoller(base, table.id), Streamer(base, table.id)]
+        reading = _threads([r.run for r in readers])
+        until = time.monotonic() + 12
+        for thread in _threads([lambda w=w: w.run(until) for w in writers]):  # type: ignore[misc]
+            thread.join(60)
+        assert sum(len(w.acknowledged) for w in writers) > 200
+        for table in tables:
+            on_table = [w for w in writers if w.table is table]
+            seqs = _check_log(url, table.id, on_table)
+            for reader in readers:
+                if (
+                    table.id in getattr(reader, "url", "")
+                    or getattr(reader, "table_id", "") == table.id
+                ):
+                    deadline = time.monotonic() + 15
+                    while len(reader.seqs) < len(seqs) and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    assert reader.seqs == seqs, (
+                        type(reader).__name__,
+                        getattr(reader, "closed", None),
+                    )
+            for base in (a.base, b.base):
+                _same_as_the_log(base, url, table.id)
+        for reader in readers:
+            reader.stop.set()
+        for thread in reading:
+            thread.join(10)
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _workers(serving: _Serve, count: int, timeout: float = 30) -> set[int]:
+    """The supervisor's worker processes, once there are ``count`` serving."""
+    assert serving.proc is not None
+    deadline = time.monotonic() + timeout
+    while True:
+        # spawned interpreters; the spawn start method's resource tracker is one too
+        pids = {p for p in _children(serving.proc.pid) if b"spawn_main" in _cmdline(p)}
+        pids = {p for p in pids if b"resource_tracker" not in _cmdline(p)}
+        if len(pids) == count:
+            return pids
+        assert time.monotonic() < deadline, (pids, serving.output())
+        time.sleep(0.1)
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_kill_9_of_a_worker_mid_write_loses_nothing_acknowledged(url: str, tmp_path: Path) -> None:
+    """`tankref serve --workers 2`: one worker killed (SIGKILL) while clients write; the
+    supervisor starts another in its place; every acknowledged action is in the log once,
+    none doubled (each request sent again until answered), and the new worker's copies
+    equal the log."""
+    with serve_pg(url, tmp_path, "--workers", "2") as serving:
+        first = _workers(serving, 2)
+        tables = [duel(serving.base, dice_source="server", **LONG_GAME) for _ in range(4)]
+        writers = [Writer(serving.base, t, f"{t.id}-{n}") for t in tables for n in range(2)]
+        until = time.monotonic() + 8
+        threads = _threads([lambda w=w: w.run(until) for w in writers])  # type: ignore[misc]
+        time.sleep(3)
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        replaced = _workers(serving, 2)
+        assert victim not in replaced and len(replaced - first) == 1
+        for thread in threads:
+            thread.join(60)
+        for table in tables:
+            _check_log(url, table.id, [w for w in writers if w.table is table])
+            for _ in range(4):  # whichever worker answers
+                _same_as_the_log(serving.base, url, table.id)
+        assert sum(len(w.acknowledged) for w in writers) > 50
+
+
+def test_a_postgresql_fast_restart_mid_game_is_503_retry_after_and_retries(
+    tmp_path: Path,
+) -> None:
+    """A fast restart of PostgreSQL (`pg_ctl stop -m fast`, 1.5 s away, start) under two
+    workers mid-game (a cluster of the test's own): writes meanwhile are answered 503 with
+    Retry-After and nothing applied; sent again, they succeed; nothing acknowledged is
+    lost, and both workers' copies equal the log."""
+    with ExitStack() as stack:
+        cluster = stack.enter_context(throwaway_cluster())
+        with raw_conninfo(cluster.conninfo) as admin:
+            admin.execute('CREATE DATABASE "referee"')
+        url = url_of(cluster.conninfo, "referee")
+        a = stack.enter_context(serve_pg(url, tmp_path))
+        b = stack.enter_context(serve_pg(url, tmp_path))
+        tables = [duel(base, dice_source="server", **LONG_GAME) for base in (a.base, b.base)]
+        writers = [
+            Writer(base, t, f"{t.id}-{n}")
+            for t in tables
+            for n, base in enumerate((a.base, b.base))
+        ]
+        until = time.monotonic() + 8
+        threads = _threads([lambda w=w: w.run(until) for w in writers])  # type: ignore[misc]
+        time.sleep(2.5)
+        cluster.restart_fast(away=1.5)
+        for thread in threads:
+            thread.join(60)
+        statuses = {s for w in writers for s in w.statuses}
+        assert 503 in statuses, [(w.statuses, w.codes) for w in writers]
+        assert {r for w in writers for r in w.retry_after} == {"2"}
+        acknowledged_after = 0
+        for table in tables:
+            _check_log(url, table.id, [w for w in writers if w.table is table])
+            for base in (a.base, b.base):
+                _same_as_the_log(base, url, table.id)
+            acknowledged_after += len(_log(url, table.id))
+        assert acknowledged_after > 40
+
+
+@contextmanager
+def raw_conninfo(conninfo: str) -> Iterator[Any]:
+    import psycopg
+
+    with psycopg.connect(conninfo, autocommit=True) as db:
+        yield db
+
+
+def test_workers_need_postgresql(tmp_path: Path) -> None:
+    """SQLite stays one process: `--workers 2` on a file is refused in one line, exit 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tankref", "serve", "--port", str(free_port()), "--db",
+         str(tmp_path / "t.sqlite3"), "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "PostgreSQL" in done.stderr
+
+
+def test_a_worker_that_lost_its_listening_connection_catches_up_every_table(url: str) -> None:
+    """The listening connection of one referee cut (the server ended it): it listens again
+    and reads the log's tail of every table it holds, so what another process wrote while
+    it was not listening reaches its long-polls without a write of its own."""
+    with live_referee(url) as one, live_referee(url) as two:
+        table = duel(one.url)
+        at_two = httpx.Client(base_url=two.url, timeout=30)
+        assert at_two.get(table.path()).json()["seq"] == 4  # held by two
+        with raw(url) as db:
+            cut = db.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN%%'"
+            ).fetchall()
+            assert len(cut) == 2  # each referee's
+        table.ok(table.act({"kind": "wait", "tank_id": "R1"}))  # seq 5, while two is away
+        page = at_two.get(table.path("/events"), params={"after": 4, "wait": 10}).json()
+        assert [e["seq"] for e in page["entries"]] == [5]
+        at_two.close()
+
+
+def test_a_table_made_on_one_worker_is_found_and_listed_on_the_other(url: str) -> None:
+    """A table created through one referee process is read, played and listed through
+    another that started before it existed."""
+    with live_referee(url) as one, live_referee(url) as two:
+        table = duel(one.url)
+        listed = httpx.get(f"{two.url}/tables", timeout=30).json()
+        assert [t["table_id"] for t in listed] == [table.id]
+        at_two = httpx.Client(base_url=two.url, headers=table.http.headers, timeout=30)
+        assert at_two.get(table.path()).json()["seq"] == 4
+        moved = at_two.post(
+            table.path("/actions"), json={"request_id": "on-two", "action": {"kind": "end_phase"}}
+        )
+        assert moved.status_code == 200, moved.text
+        assert table.read()["seq"] == 5
+        at_two.close()
