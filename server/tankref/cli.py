@@ -448,6 +448,12 @@ def _cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from tankref.server.migrate import run
+
+    return run(args.source, args.target)
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     import json
     import re
@@ -618,6 +624,27 @@ def build_parser() -> argparse.ArgumentParser:
         "fail unless the export's hash chain reaches it (a cut or rewritten export)",
     )
     verify.set_defaults(run=_cmd_verify)
+
+    migrate = sub.add_parser(
+        "migrate",
+        help="copy every table of an SQLite file into a PostgreSQL database, and verify it",
+        description="Copies every table of the SQLite file, with its whole log in order (and "
+        "its seat token hashes, spent request ids and snapshots), into the target database, "
+        "then checks each copy as tankref verify checks an export. A target that already "
+        "holds any of the tables is refused, nothing copied. Exit 0 when every table "
+        "verifies, 1 when one does not, 2 when refused.",
+    )
+    migrate.add_argument(
+        "--from", dest="source", required=True, metavar="sqlite:FILE", help="the SQLite file"
+    )
+    migrate.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        metavar="postgresql://...",
+        help="the target: a PostgreSQL URL (or sqlite:FILE)",
+    )
+    migrate.set_defaults(run=_cmd_migrate)
 
     demo = sub.add_parser(
         "demo",
