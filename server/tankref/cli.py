@@ -144,17 +144,56 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from tankref.server.hosted import Profile, SettingsFileError, read_settings_file
     from tankref.server.serve import serve
-    from tankref.server.settings import default_db_path
+    from tankref.server.settings import DEFAULT_HOST, DEFAULT_PORT, default_db_path
     from tankref.server.stores import chosen_db, is_postgres
 
-    chosen = chosen_db(args.db)  # --db, else TANKREF_DB
+    given: dict[str, Any] = {}
+    if args.settings is not None:
+        try:
+            given = read_settings_file(Path(args.settings).expanduser())
+        except SettingsFileError as err:
+            print(f"tankref serve: --settings {err}", file=sys.stderr)
+            return 2
+    # Flags win over the file; the file over the defaults.
+    given |= {k: v for k, v in vars(args).items() if k in SERVE_SETTINGS and v not in (None, [])}
+    chosen = chosen_db(given.get("db"))  # --db (or the file's db), else TANKREF_DB
     db: Path | str = default_db_path()
     if chosen is not None:
         db = chosen if is_postgres(chosen) else Path(chosen).expanduser()
-    return serve(
-        args.host, args.port, db, log_level=args.log_level, allowed_hosts=tuple(args.allow_host)
+    profile = Profile(
+        public=bool(given.get("public")),
+        forwarded_allow_ips=tuple(given.get("forwarded_allow_ips", ())),
+        tables_per_hour=given.get("tables_per_hour"),
+        expire_after_hours=given.get("expire_after_hours"),
+        json_logs=bool(given.get("json_logs")),
+        public_url=given.get("public_url"),
     )
+    return serve(
+        given.get("host", DEFAULT_HOST),
+        given.get("port", DEFAULT_PORT),
+        db,
+        log_level=given.get("log_level", "warning"),
+        allowed_hosts=tuple(given.get("allow_host", ())),
+        profile=profile,
+    )
+
+
+# What `tankref serve` takes from flags or from its --settings file (hosted.FILE_KEYS).
+SERVE_SETTINGS = (
+    "host",
+    "port",
+    "db",
+    "log_level",
+    "allow_host",
+    "public",
+    "forwarded_allow_ips",
+    "tables_per_hour",
+    "expire_after_hours",
+    "json_logs",
+    "public_url",
+)
 
 
 def _postgres_named(command: str, db: str | None) -> bool:
@@ -527,10 +566,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the referee: an HTTP API (docs at /docs) over the rules engine, "
         "with every action kept in an SQLite event log (or a PostgreSQL database).",
     )
-    serve.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
-    serve.add_argument(
-        "--port", type=port_number, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}"
-    )
+    # Flags default to None: a flag not given leaves the --settings file's value.
+    serve.add_argument("--host", help=f"address (default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=port_number, help=f"default {DEFAULT_PORT}")
     serve.add_argument(
         "--db",
         help="SQLite database file (default: tankref.sqlite3 in your user data folder; "
@@ -538,7 +576,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--log-level",
-        default="warning",
         choices=("debug", "info", "warning", "error"),
         help="warning (default): the banner and what goes wrong; info: every request too",
     )
@@ -549,6 +586,50 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="another host name clients may use to reach the referee (repeatable; IP "
         "addresses need none when --host is beyond loopback)",
+    )
+    hosted = serve.add_argument_group(
+        "hosted profile (a league's referee behind a TLS proxy: docs/hosting.md)"
+    )
+    hosted.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="a TOML file whose keys are these flags' names (tables-per-hour = 20); flags win",
+    )
+    hosted.add_argument(
+        "--public",
+        action="store_true",
+        default=None,
+        help="the hosted profile: trust X-Forwarded-For from a proxy on this machine, "
+        "at most 20 new tables an hour per address, tables expire after 14 days "
+        "without a write, JSON logs (each overridable below)",
+    )
+    hosted.add_argument(
+        "--forwarded-allow-ips",
+        action="append",
+        metavar="ADDRESS",
+        help="a proxy address whose X-Forwarded-For/-Proto are trusted (repeatable; "
+        "--public: 127.0.0.1 and ::1)",
+    )
+    hosted.add_argument(
+        "--tables-per-hour",
+        type=positive,
+        metavar="N",
+        help="at most N new tables an hour from one client address (429 beyond)",
+    )
+    hosted.add_argument(
+        "--expire-after-hours",
+        type=float,
+        metavar="HOURS",
+        help="end a table nobody wrote to for HOURS (its seed revealed; kept read-only)",
+    )
+    hosted.add_argument(
+        "--json-logs", action="store_true", default=None, help="one JSON object a log line"
+    )
+    hosted.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the URL players and spectators use (the proxy's), for the links a table's "
+        "creator is given",
     )
     serve.set_defaults(run=_cmd_serve)
 

@@ -14,6 +14,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from tankref.server.app import create_app
+from tankref.server.hosted import Profile, use_json_logs
 from tankref.server.limits import protocol_class, within_file_limit
 from tankref.server.settings import Settings
 from tankref.server.store import StoreError, one_line
@@ -67,6 +68,7 @@ def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
     """How the referee is served, here and in the tests and benches."""
     settings: Settings = app.state.settings
     limits = within_file_limit(settings.limits)
+    proxies, json_logs = settings.profile.forwarded_allow_ips, settings.profile.json_logs
     config = uvicorn.Config(
         app,
         host=host,
@@ -79,10 +81,14 @@ def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
         limit_concurrency=limits.max_connections,
         h11_max_incomplete_event_size=limits.head_bytes,
         server_header=False,
-        proxy_headers=False,
+        # The client's address from X-Forwarded-For / X-Forwarded-Proto only when the
+        # connection comes from a proxy the hosted profile names (none by default).
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=list(proxies) or None,
         # Above info the access log prints nothing, but uvicorn still builds each line's
         # parts (the path quoted again) before the logger drops it: not built at all then.
-        access_log=log_level.lower() in ("trace", "debug", "info"),
+        # JSON logs have their own access line (hosted.AccessLog).
+        access_log=log_level.lower() in ("trace", "debug", "info") and not json_logs,
     )
     redact_queries_in_logs()  # once uvicorn has set its loggers up (Config does)
     return config
@@ -111,17 +117,21 @@ def serve(
     *,
     log_level: str = "warning",
     allowed_hosts: tuple[str, ...] = (),
+    profile: Profile | None = None,
 ) -> int:
-    """``db_path``: an SQLite file, or a PostgreSQL URL (``stores.is_postgres``)."""
+    """``db_path``: an SQLite file, or a PostgreSQL URL (``stores.is_postgres``);
+    ``profile``: the hosted profile's settings (None: the default referee)."""
     db: dict[str, Any] = (
         {"db_url": str(db_path)} if is_postgres(db_path) else {"db_path": Path(db_path)}
     )
-    settings = Settings(host=host, port=port, **db)
+    profile = (profile or Profile()).completed()
+    settings = Settings(host=host, port=port, profile=profile, **db)
     if allowed_hosts:
         settings = Settings(
             host=host,
             port=port,
             allowed_hosts=(*settings.allowed_hosts, *allowed_hosts),
+            profile=profile,
             **db,
         )
     try:  # fail here, in one plain line, not with a traceback from inside uvicorn
@@ -150,7 +160,10 @@ def serve(
     for line in banner(host, port):
         print(line)
     print(f"database: {where}")
-    if not settings.loopback:
+    if profile.public:
+        for line in hosted_lines(profile):
+            print(line)
+    elif not settings.loopback:
         names = ", ".join(settings.allowed_hosts)
         print(
             f"warning: listening on {_bracketed(host)}:{port}, beyond this computer: anyone who "
@@ -161,7 +174,10 @@ def serve(
             file=sys.stderr,
         )
     print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    if profile.json_logs:
+        use_json_logs(log_level)
+    else:
+        logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     # The log's writer thread (store.GroupCommit) needs the GIL for a moment several times a
     # commit; at the default 5 ms switch interval it waits behind a busy event loop each
     # time (paced engage p50 went 5 -> 24 ms). Half a millisecond keeps it a short wait.
@@ -182,6 +198,22 @@ def serve(
         pass
     print(f"Stopped; every acknowledged action is in {where}.", flush=True)
     return 0
+
+
+def hosted_lines(profile: Profile) -> list[str]:
+    """What the hosted profile does, said under the banner."""
+    expiry = profile.expire_after_hours
+    return [
+        "hosted profile: meant to sit behind a TLS-terminating reverse proxy "
+        f"(X-Forwarded-For trusted from {', '.join(profile.forwarded_allow_ips) or 'nobody'})",
+        f"  at most {profile.tables_per_hour} new tables an hour per address"
+        if profile.tables_per_hour is not None
+        else "  no limit on new tables",
+        f"  tables without a write for {expiry:g} hours are ended (seed revealed, kept)"
+        if expiry is not None
+        else "  tables never expire",
+        "  logs: one JSON object a line on stderr" if profile.json_logs else "  logs: plain text",
+    ]
 
 
 WILDCARDS = ("0.0.0.0", "::", "[::]", "")
