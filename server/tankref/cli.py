@@ -157,7 +157,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             print(f"tankref serve: --settings {err}", file=sys.stderr)
             return 2
     # Flags win over the file; the file over the defaults.
-    given |= {k: v for k, v in vars(args).items() if k in SERVE_SETTINGS and v not in (None, [])}
+    flags = {k: v for k, v in vars(args).items() if k in SERVE_SETTINGS and v not in (None, [])}
+    defaulted = {"host", "port", "log_level"} - getattr(args, "given", set())
+    given |= {k: v for k, v in flags.items() if k not in defaulted or k not in given}
     chosen = chosen_db(given.get("db"))  # --db (or the file's db), else TANKREF_DB
     db: Path | str = default_db_path()
     if chosen is not None:
@@ -178,6 +180,21 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         allowed_hosts=tuple(given.get("allow_host", ())),
         profile=profile,
     )
+
+
+class _Given(argparse.Action):
+    """Stores the flag's value and notes that it was given (``args.given``): a flag that has a
+    default wins over the --settings file only when it was typed."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.given = {*getattr(namespace, "given", set()), self.dest}
 
 
 # What `tankref serve` takes from flags or from its --settings file (hosted.FILE_KEYS).
@@ -566,9 +583,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the referee: an HTTP API (docs at /docs) over the rules engine, "
         "with every action kept in an SQLite event log (or a PostgreSQL database).",
     )
-    # Flags default to None: a flag not given leaves the --settings file's value.
-    serve.add_argument("--host", help=f"address (default {DEFAULT_HOST})")
-    serve.add_argument("--port", type=port_number, help=f"default {DEFAULT_PORT}")
+    # A flag given wins over the --settings file; one left at its default does not.
+    serve.add_argument(
+        "--host", default=DEFAULT_HOST, action=_Given, help=f"address (default {DEFAULT_HOST})"
+    )
+    serve.add_argument(
+        "--port",
+        type=port_number,
+        default=DEFAULT_PORT,
+        action=_Given,
+        help=f"default {DEFAULT_PORT}",
+    )
     serve.add_argument(
         "--db",
         help="SQLite database file (default: tankref.sqlite3 in your user data folder; "
@@ -576,6 +601,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--log-level",
+        default="warning",
+        action=_Given,
         choices=("debug", "info", "warning", "error"),
         help="warning (default): the banner and what goes wrong; info: every request too",
     )

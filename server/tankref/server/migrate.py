@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tankref.core.verify import verify_export
 from tankref.rulesets import ruleset_names
@@ -139,11 +139,8 @@ def _snapshots(source: Store, table_id: str) -> list[Snapshot]:
     rows: list[tuple[Any, ...]]
     if isinstance(source, EventStore):
         rows = source.db.execute(_SNAPSHOTS.format("?"), (table_id,)).fetchall()
-    else:
-        from tankref.server.pgstore import PgStore
-
-        assert isinstance(source, PgStore)
-        with source.connect() as db:
+    else:  # PgStore: a connection of its own (not imported here: psycopg only when asked)
+        with cast(Any, source).connect() as db:
             rows = db.execute(_SNAPSHOTS.format("%s"), (table_id,)).fetchall()
     return [Snapshot(*r) for r in rows]
 
