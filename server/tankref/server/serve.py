@@ -12,6 +12,7 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.config import LOGGING_CONFIG
 
 from tankref.server.app import create_app
 from tankref.server.hosted import Profile, use_json_logs
@@ -89,6 +90,9 @@ def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
         # parts (the path quoted again) before the logger drops it: not built at all then.
         # JSON logs have their own access line (hosted.AccessLog).
         access_log=log_level.lower() in ("trace", "debug", "info") and not json_logs,
+        # JSON logs: uvicorn keeps the handlers hosted.use_json_logs set (its own config
+        # would give its loggers plain-text handlers of their own).
+        log_config=None if json_logs else LOGGING_CONFIG,
     )
     redact_queries_in_logs()  # once uvicorn has set its loggers up (Config does)
     return config
