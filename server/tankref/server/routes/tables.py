@@ -65,7 +65,13 @@ async def delete_table(access: WriteDep) -> TableDeleted:
     return await access.ref.delete_table(access.host)
 
 
-@router.get("/{table_id}/links", response_model=TableLinks)
+_CREATOR_ONLY: dict[int | str, dict[str, Any]] = {
+    401: {"description": "No token: send the table's, 'Authorization: Bearer <token>'."},
+    403: {"description": "Not this table's token (a seat token is not enough)."},
+}
+
+
+@router.get("/{table_id}/links", response_model=TableLinks, responses=_CREATOR_ONLY)
 async def table_links(access: WriteDep, connection: HTTPConnection) -> TableLinks:
     """Where to watch the table, for its creator to hand out (the table's token: a league's
     organiser, not a player or a spectator). Spectators need no credential: the page and
