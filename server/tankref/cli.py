@@ -53,6 +53,17 @@ def port_number(text: str) -> int:
 positive = at_least(1)  # an argparse type: a count of 1 or more
 
 
+def hours(text: str) -> float:
+    """A time in hours, more than none (an expiry of 0 would end every table at once)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of hours: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"give a number of hours above 0, got {text}")
+    return value
+
+
 def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:
     """``tankref VERB --ruleset NAME ...``: the ruleset's own tool for VERB, its arguments
     parsed from ``rest``; a ruleset without one is told so with the rulesets that have it."""
@@ -645,7 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     hosted.add_argument(
         "--expire-after-hours",
-        type=float,
+        type=hours,
         metavar="HOURS",
         help="end a table nobody wrote to for HOURS (its seed revealed; kept read-only)",
     )

@@ -196,7 +196,7 @@ def test_the_settings_file_mirrors_the_flags(tmp_path: Path) -> None:
     file = tmp_path / "referee.toml"
     file.write_text(
         'host = "0.0.0.0"\npublic = true\ntables-per-hour = 3\nallow-host = ["league.org"]\n'
-        "expire_after_hours = 48\n"
+        "expire_after_hours = 48\njson-logs = false\n"
     )
     assert read_settings_file(file) == {
         "host": "0.0.0.0",
@@ -204,11 +204,13 @@ def test_the_settings_file_mirrors_the_flags(tmp_path: Path) -> None:
         "tables_per_hour": 3,
         "allow_host": ["league.org"],
         "expire_after_hours": 48,
+        "json_logs": False,
     }
     for text, said in [
         ("tables-per-hour = true", "is not a whole number"),
         ("colour = 1", "unknown setting 'colour'"),
         ("port = ", "not TOML"),
+        ("expire-after-hours = 0", "above 0"),
     ]:
         file.write_text(text)
         with pytest.raises(SettingsFileError, match=said):

@@ -112,6 +112,8 @@ def read_settings_file(path: Path) -> dict[str, Any]:
             raise SettingsFileError(f"{path}: {key}: {value!r} is not a {_kind_name(kind)}")
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             raise SettingsFileError(f"{path}: {key}: give a list of texts")
+        if kind is not bool and isinstance(value, int | float) and not value > 0:
+            raise SettingsFileError(f"{path}: {key}: give a number above 0, got {value}")
         out[name] = value
     return out
 
