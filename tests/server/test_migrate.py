@@ -6,6 +6,7 @@ holds any of the tables is refused, nothing copied. The PostgreSQL runs need
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -131,3 +132,25 @@ def test_migrate_from_a_missing_file_says_so_and_makes_none(
     )
     assert code == 2 and f"no SQLite file at {missing}" in err
     assert not missing.exists()
+
+
+def test_a_table_whose_log_was_tampered_with_fails_verify_and_is_named(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The copy is checked, not trusted: an event's result hash changed in the source file
+    (the append-only trigger dropped first, as someone with the file could) is copied as it
+    is, and verify fails that table by name; exit 1."""
+    tampered = tmp_path / "tampered.sqlite3"
+    tampered.write_bytes(source.read_bytes())
+    with sqlite3.connect(tampered) as db:
+        table_id = db.execute("SELECT id FROM tables ORDER BY created_at LIMIT 1").fetchone()[0]
+        db.execute("DROP TRIGGER events_append_only_update")
+        db.execute(
+            "UPDATE events SET result_sha256 = ? WHERE table_id = ? AND seq = 3",
+            ("0" * 64, table_id),
+        )
+    code, out, err = run_cli(
+        capsys, "migrate", "--from", str(tampered), "--to", f"sqlite:{tmp_path / 'copy.sqlite3'}"
+    )
+    assert code == 1 and "1 FAILED verify" in out
+    assert f"table {table_id}: verify FAILED" in err

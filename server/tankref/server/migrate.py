@@ -20,7 +20,7 @@ from typing import Any, cast
 from tankref.core.verify import verify_export
 from tankref.rulesets import ruleset_names
 from tankref.server.export import Standing, export_document
-from tankref.server.referee import engine_version, rebuild
+from tankref.server.referee import Referee, engine_version
 from tankref.server.store import EventStore, Snapshot, StoreError, StoreFailure, one_line
 from tankref.server.stores import Store, is_postgres, open_store
 
@@ -84,8 +84,11 @@ def migrate(store: Store, target: Store, progress: Progress = lambda _line: None
     done = Migrated()
     demo = store.demo_table_ids()
     asyncio.run(_copy_all(store, target, ids, demo, progress))
+    # The copy opened as the referee opens it (the newest checked snapshot and the events
+    # after it), for where each game stands; verify then re-adjudicates the whole log.
+    referee = Referee(target, keep_rebuilt=1)
     for number, table_id in enumerate(ids, 1):
-        copied = _verify(target, table_id, len(store.events(table_id)))
+        copied = _verify(target, referee, table_id, len(store.events(table_id)))
         done.tables.append(copied)
         if not copied.ok:
             progress(f"table {table_id}: verify FAILED: {copied.problem}")
@@ -145,7 +148,7 @@ def _snapshots(source: Store, table_id: str) -> list[Snapshot]:
     return [Snapshot(*r) for r in rows]
 
 
-def _verify(target: Store, table_id: str, expected: int) -> TableCopied:
+def _verify(target: Store, referee: Referee, table_id: str, expected: int) -> TableCopied:
     """The copy read back from the target and checked as ``tankref verify`` checks an export:
     every event re-adjudicated, the hash chain computed again."""
     try:
@@ -157,7 +160,7 @@ def _verify(target: Store, table_id: str, expected: int) -> TableCopied:
             return TableCopied(
                 table_id, len(events), False, f"{len(events)} of {expected} events copied"
             )
-        doc = export_document(row, events, Standing.of(rebuild(row, events)))
+        doc = export_document(row, events, Standing.of(referee.host(table_id)))
         installed = engine_version(row.ruleset) if row.ruleset in ruleset_names() else None
         report = verify_export(doc, installed)
     except Exception as exc:  # a table that does not even load fails, named; the rest go on
