@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -116,6 +117,20 @@ def test_an_abandoned_table_is_ended_by_the_referee_seed_revealed_and_kept(
         assert refused.value.code == "GAME_OVER"
     finally:
         ref.store.close()
+
+
+def test_the_running_referee_sweeps_for_abandoned_tables(tmp_path: Path) -> None:
+    """The sweep runs in the served referee: an expiry of 1.8 s (a sweep every second)
+    ends an untouched table within a few seconds, and its seed is then revealed."""
+    profile = Profile(expire_after_hours=0.0005)
+    with live_referee(tmp_path / "sweep.sqlite3", profile=profile) as live:
+        created = httpx.post(f"{live.url}/tables", json={}, timeout=10).json()
+        table = f"{live.url}/tables/{created['table_id']}"
+        deadline = time.monotonic() + 15
+        while httpx.get(table, timeout=10).json()["table"]["status"] != "over":
+            assert time.monotonic() < deadline, "the table was never expired"
+            time.sleep(0.2)
+        assert httpx.get(f"{table}/reveal", timeout=10).json()["matches"] is True
 
 
 def test_a_table_written_to_within_the_time_is_not_expired(tmp_path: Path) -> None:

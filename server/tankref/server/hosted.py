@@ -203,8 +203,9 @@ async def expire_abandoned(referee: Any, after_hours: float, now: datetime | Non
 
 
 def sweep_interval(after_hours: float) -> float:
-    """Seconds between sweeps: a tenth of the expiry time, within a minute and an hour."""
-    return min(HOUR, max(60.0, after_hours * HOUR / 10))
+    """Seconds between sweeps: a tenth of the expiry time, at most an hour (a table is ended
+    at most a tenth late) and at least a second."""
+    return min(HOUR, max(1.0, after_hours * HOUR / 10))
 
 
 async def expire_forever(app: Any, after_hours: float) -> None:
