@@ -7,10 +7,14 @@ local tracker = use("tracker")
 local menus = use("menus")
 local aids = use("aids")
 local catalogue = use("catalogue")
+local render = use("render")
 
 function onLoad(saved_state)
-  model.load(saved_state)
+  local problem = model.load(saved_state)
   menus.install()
+  if problem ~= nil then
+    render.warn(problem)
+  end
   -- What each ruleset is comes from the referee: ask before resuming a table (its board
   -- actions and terrain words are its ruleset's); a referee not yet running is asked again
   -- at New table.

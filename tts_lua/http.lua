@@ -66,13 +66,13 @@ function M.explain(outcome, what, url)
     end
     return string.format(
       "tankref: %s: %s at %s. Start it on the host computer with `tankref serve` "
-        .. "(or set the URL: type !tankref url http://...), then choose Retry on the tankref board.",
+        .. "(or set the URL: type !tankref url https://... or http://...), then choose Retry on the tankref board.",
       util.str(what), util.str(why), util.str(url))
   end
   if outcome.kind == "bad_reply" then
     return string.format(
       "tankref: %s: the answer from %s is not the referee's (HTTP %s). Check the URL "
-        .. "(!tankref url http://...).", util.str(what), util.str(url), util.num(outcome.status or 0))
+        .. "(!tankref url https://... or http://...).", util.str(what), util.str(url), util.num(outcome.status or 0))
   end
   local body = outcome.body or {}
   local code = body.code or "REFUSED"

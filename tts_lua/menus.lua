@@ -309,7 +309,7 @@ function M.void(colour, seq)
   actions.control("void", { seq = seq, player = side }, "Void (" .. util.str(side) .. ")", side)
 end
 
--- "!tankref url http://host:port" in chat points the table at another referee; "!tankref
+-- "!tankref url https://host[:port][/prefix]" (or http://) in chat points the table at another referee; "!tankref
 -- cards table|referee" says who draws the damage cards at the next table (both for the host or
 -- a promoted player: the host's scripts send the table's token to that URL); "!tankref card
 -- NAME" answers the referee asking for the card drawn. `sender` is the Player who typed it.
@@ -320,7 +320,13 @@ function M.chat(message, sender)
     if not seats.referee_only(colour, "Setting the referee URL") then
       return false
     end
-    model.state.url = string.gsub(url, "/+$", "")
+    local checked, why = util.referee_url(url)
+    if checked == nil then
+      render.warn(string.format("tankref: %s is not a referee URL (%s): give %s. The referee "
+        .. "URL stays %s.", util.str(url), util.str(why), util.str(util.URL_FORM), util.str(model.state.url)))
+      return false
+    end
+    model.state.url = checked
     rulesets.loaded = false -- another referee may play others: ask it at New table
     M.draw_board()
     render.say("tankref: referee URL is now " .. model.state.url, { 0.6, 1, 0.6 })

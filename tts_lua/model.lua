@@ -52,6 +52,17 @@ function M.load(saved)
   if type(M.state.smoke) ~= "table" then
     M.state.smoke = {}
   end
+  -- A save edited by hand may name a URL the board cannot use: said once, and the board
+  -- asks the default referee until the host sets another.
+  local url, why = util.referee_url(M.state.url)
+  if url == nil then
+    local problem = string.format("tankref: the save's referee URL %s is not one (%s): give %s "
+      .. "with !tankref url. Using %s meanwhile.", util.str(M.state.url), util.str(why),
+      util.str(util.URL_FORM), util.str(M.DEFAULT_URL))
+    M.state.url = M.DEFAULT_URL
+    return problem
+  end
+  M.state.url = url
 end
 
 function M.save()

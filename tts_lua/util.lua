@@ -112,6 +112,64 @@ function M.len(list)
   return n
 end
 
+-- The referee's address as typed ("!tankref url ..." or a save's state): http or https (no
+-- scheme: http, as `tankref tts-save --url` reads it), a host name, an IPv4 address or an
+-- [IPv6] one, an optional port and an optional path prefix (a league's referee behind a
+-- proxy at https://league.example.org/tankref). Returns the URL without a trailing slash, or
+-- nil and why. The board sends it to WebRequest as it is: ../shared/tts/FACTS.md ("HTTP")
+-- has WebRequest.custom take the URL as a string, any URL (issue 19: "TTS's WebRequest can
+-- reach any URL"), and records nothing particular to https, so an https URL is just a URL;
+-- its TLS is TTS's own (Unity's web request checks the server's certificate).
+M.URL_FORM = "http(s)://HOST[:PORT][/PATH], e.g. https://referee.example.org or http://127.0.0.1:8765"
+
+function M.referee_url(text)
+  if type(text) ~= "string" then
+    return nil, "no URL"
+  end
+  local url = string.match(text, "^%s*(.-)%s*$")
+  local scheme, rest = string.match(url, "^(%a[%w+.-]*)://(.*)$")
+  if scheme == nil then
+    scheme, rest = "http", url
+  end
+  scheme = string.lower(scheme)
+  if scheme ~= "http" and scheme ~= "https" then
+    return nil, "the referee speaks http or https, not " .. scheme
+  end
+  local authority, path = string.match(rest, "^([^/]*)(.*)$")
+  if string.find(authority, "@", 1, true) then
+    -- A user and password in the URL would be kept in the save for anyone to read.
+    return nil, "no user or password in the URL"
+  end
+  local host, port
+  if string.sub(authority, 1, 1) == "[" then
+    host, port = string.match(authority, "^(%[[%x:.]+%])(.*)$")
+  else
+    host, port = string.match(authority, "^([%w.-]+)(.*)$")
+    -- Labels of letters, digits and hyphens, split by single dots.
+    if host ~= nil and (string.find(host, "..", 1, true) or string.match(host, "^[.-]")
+        or string.match(host, "[.-]$")) then
+      host = nil
+    end
+  end
+  if host == nil then
+    return nil, "no host name"
+  end
+  if port ~= "" then
+    local digits = string.match(port, "^:(%d+)$")
+    local n = tonumber(digits or "")
+    if n == nil or n < 1 or n > 65535 then
+      return nil, "a port is a number from 1 to 65535"
+    end
+    port = ":" .. string.format("%d", n)
+  end
+  -- A path prefix only: the board adds /tables/... to it, so no query, fragment or spaces.
+  if path ~= "" and not string.match(path, "^/[%w%-._~/%%!$&'()*+,;=:@]*$") then
+    return nil, "a path prefix is /WORDS, without spaces, ? or #"
+  end
+  path = string.gsub(path, "/+$", "")
+  return scheme .. "://" .. string.lower(host) .. port .. path
+end
+
 function M.count(t)
   local n = 0
   for _ in pairs(t) do

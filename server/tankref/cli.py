@@ -63,6 +63,17 @@ def port_number(text: str) -> int:
 positive = at_least(1)  # an argparse type: a count of 1 or more
 
 
+def hours(text: str) -> float:
+    """A time in hours, more than none (an expiry of 0 would end every table at once)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of hours: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"give a number of hours above 0, got {text}")
+    return value
+
+
 def _cmd_ruleset_tool(args: argparse.Namespace, rest: list[str]) -> int:
     """``tankref VERB --ruleset NAME ...``: the ruleset's own tool for VERB, its arguments
     parsed from ``rest``; a ruleset without one is told so with the rulesets that have it."""
@@ -154,22 +165,75 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from tankref.server.hosted import Profile, SettingsFileError, read_settings_file
     from tankref.server.serve import serve
-    from tankref.server.settings import default_db_path
+    from tankref.server.settings import DEFAULT_HOST, DEFAULT_PORT, default_db_path
     from tankref.server.stores import chosen_db, is_postgres
 
-    chosen = chosen_db(args.db)  # --db, else TANKREF_DB
+    given: dict[str, Any] = {}
+    if args.settings is not None:
+        try:
+            given = read_settings_file(Path(args.settings).expanduser())
+        except SettingsFileError as err:
+            print(f"tankref serve: --settings {err}", file=sys.stderr)
+            return 2
+    # Flags win over the file; the file over the defaults.
+    flags = {k: v for k, v in vars(args).items() if k in SERVE_SETTINGS and v not in (None, [])}
+    defaulted = {"host", "port", "log_level", "workers"} - getattr(args, "given", set())
+    given |= {k: v for k, v in flags.items() if k not in defaulted or k not in given}
+    chosen = chosen_db(given.get("db"))  # --db (or the file's db), else TANKREF_DB
     db: Path | str = default_db_path()
     if chosen is not None:
         db = chosen if is_postgres(chosen) else Path(chosen).expanduser()
-    return serve(
-        args.host,
-        args.port,
-        db,
-        log_level=args.log_level,
-        allowed_hosts=tuple(args.allow_host),
-        workers=args.workers,
+    profile = Profile(
+        public=bool(given.get("public")),
+        forwarded_allow_ips=tuple(given.get("forwarded_allow_ips", ())),
+        tables_per_hour=given.get("tables_per_hour"),
+        expire_after_hours=given.get("expire_after_hours"),
+        json_logs=bool(given.get("json_logs")),
+        public_url=given.get("public_url"),
     )
+    return serve(
+        given.get("host", DEFAULT_HOST),
+        given.get("port", DEFAULT_PORT),
+        db,
+        log_level=given.get("log_level", "warning"),
+        allowed_hosts=tuple(given.get("allow_host", ())),
+        workers=given.get("workers", 1),
+        profile=profile,
+    )
+
+
+class _Given(argparse.Action):
+    """Stores the flag's value and notes that it was given (``args.given``): a flag that has a
+    default wins over the --settings file only when it was typed."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.given = {*getattr(namespace, "given", set()), self.dest}
+
+
+# What `tankref serve` takes from flags or from its --settings file (hosted.FILE_KEYS).
+SERVE_SETTINGS = (
+    "host",
+    "port",
+    "db",
+    "log_level",
+    "allow_host",
+    "workers",
+    "public",
+    "forwarded_allow_ips",
+    "tables_per_hour",
+    "expire_after_hours",
+    "json_logs",
+    "public_url",
+)
 
 
 def _postgres_named(command: str, db: str | None) -> bool:
@@ -463,6 +527,12 @@ def _cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from tankref.server.migrate import run
+
+    return run(args.source, args.target)
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     import json
     import re
@@ -536,9 +606,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the referee: an HTTP API (docs at /docs) over the rules engine, "
         "with every action kept in an SQLite event log (or a PostgreSQL database).",
     )
-    serve.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
+    # A flag given wins over the --settings file; one left at its default does not.
     serve.add_argument(
-        "--port", type=port_number, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}"
+        "--host", default=DEFAULT_HOST, action=_Given, help=f"address (default {DEFAULT_HOST})"
+    )
+    serve.add_argument(
+        "--port",
+        type=port_number,
+        default=DEFAULT_PORT,
+        action=_Given,
+        help=f"default {DEFAULT_PORT}",
     )
     serve.add_argument(
         "--db",
@@ -549,12 +626,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=worker_count,
         default=1,
+        action=_Given,
         metavar="N",
         help="referee processes sharing the database (default 1; more than 1 needs PostgreSQL)",
     )
     serve.add_argument(
         "--log-level",
         default="warning",
+        action=_Given,
         choices=("debug", "info", "warning", "error"),
         help="warning (default): the banner and what goes wrong; info: every request too",
     )
@@ -565,6 +644,50 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="another host name clients may use to reach the referee (repeatable; IP "
         "addresses need none when --host is beyond loopback)",
+    )
+    hosted = serve.add_argument_group(
+        "hosted profile (a league's referee behind a TLS proxy: docs/hosting.md)"
+    )
+    hosted.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="a TOML file whose keys are these flags' names (tables-per-hour = 20); flags win",
+    )
+    hosted.add_argument(
+        "--public",
+        action="store_true",
+        default=None,
+        help="the hosted profile: trust X-Forwarded-For from a proxy on this machine, "
+        "at most 20 new tables an hour per address, tables expire after 14 days "
+        "without a write, JSON logs (each overridable below)",
+    )
+    hosted.add_argument(
+        "--forwarded-allow-ips",
+        action="append",
+        metavar="ADDRESS",
+        help="a proxy address whose X-Forwarded-For/-Proto are trusted (repeatable; "
+        "--public: 127.0.0.1 and ::1)",
+    )
+    hosted.add_argument(
+        "--tables-per-hour",
+        type=positive,
+        metavar="N",
+        help="at most N new tables an hour from one client address (429 beyond)",
+    )
+    hosted.add_argument(
+        "--expire-after-hours",
+        type=hours,
+        metavar="HOURS",
+        help="end a table nobody wrote to for HOURS (its seed revealed; kept read-only)",
+    )
+    hosted.add_argument(
+        "--json-logs", action="store_true", default=None, help="one JSON object a log line"
+    )
+    hosted.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the URL players and spectators use (the proxy's), for the links a table's "
+        "creator is given",
     )
     serve.set_defaults(run=_cmd_serve)
 
@@ -640,6 +763,27 @@ def build_parser() -> argparse.ArgumentParser:
         "fail unless the export's hash chain reaches it (a cut or rewritten export)",
     )
     verify.set_defaults(run=_cmd_verify)
+
+    migrate = sub.add_parser(
+        "migrate",
+        help="copy every table of an SQLite file into a PostgreSQL database, and verify it",
+        description="Copies every table of the SQLite file, with its whole log in order (and "
+        "its seat token hashes, spent request ids and snapshots), into the target database, "
+        "then checks each copy as tankref verify checks an export. A target that already "
+        "holds any of the tables is refused, nothing copied. Exit 0 when every table "
+        "verifies, 1 when one does not, 2 when refused.",
+    )
+    migrate.add_argument(
+        "--from", dest="source", required=True, metavar="sqlite:FILE", help="the SQLite file"
+    )
+    migrate.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        metavar="postgresql://...",
+        help="the target: a PostgreSQL URL (or sqlite:FILE)",
+    )
+    migrate.set_defaults(run=_cmd_migrate)
 
     demo = sub.add_parser(
         "demo",

@@ -19,6 +19,7 @@ from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server import errors
 from tankref.server.guards import RequestGuards
 from tankref.server.history import History
+from tankref.server.hosted import AccessLog, CreationLimit, expire_forever
 from tankref.server.referee import Referee
 from tankref.server.routes import (
     actions,
@@ -76,6 +77,7 @@ NO_TELEMETRY: dict[str, Any] = (
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    profile = settings.profile
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -90,9 +92,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Everything loaded so far lives as long as the server: keep it out of the garbage
         # collector's full sweeps, which would otherwise stall replies on big tables.
         gc.freeze()
+        expiry = profile.expire_after_hours
+        sweep = None if expiry is None else asyncio.create_task(expire_forever(app, expiry))
         try:
             yield
         finally:
+            if sweep is not None:
+                sweep.cancel()
             store.close()
 
     app = FastAPI(
@@ -108,6 +114,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         **NO_TELEMETRY,
     )
     app.state.settings = settings
+    per_hour = profile.tables_per_hour
+    app.state.creation_limit = None if per_hour is None else CreationLimit(per_hour)
     docs.install(app)
     errors.install(app)
     # The writes first: routes are matched in order, and actions and moves are most of
@@ -125,6 +133,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         any_address=not settings.loopback,
         body_timeout=settings.body_timeout_seconds,
     )
+    if profile.json_logs:  # outermost: a refusal by the guards is logged too
+        app.add_middleware(AccessLog)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -219,6 +229,8 @@ _REFUSALS = {
     "and is set aside (TABLE_QUARANTINED, with the reason).",
     413: "The body is larger than the referee accepts.",
     415: "The body is not application/json.",
+    429: "Too many tables created from this address this hour (TABLE_CREATION_LIMIT; the "
+    "hosted profile's tables-per-hour), with Retry-After.",
     422: "A bad value, or text holding a lone surrogate, a control, bidi or zero-width "
     "character; `field` names it.",
 }

@@ -127,6 +127,17 @@ class TableCreated(BaseModel):
     table: TableSummary
 
 
+class TableLinks(BaseModel):
+    table_id: str
+    referee: str = Field(description="The referee's URL: what a TTS board is pointed at.")
+    spectator: str = Field(description="The live page on this table (read-only).")
+    stream: str = Field(description="The board and the last result only (an OBS source).")
+    players: list[str] = Field(
+        description="The table's seats; each player's seat token is in the creation reply "
+        "alone (the referee keeps only its hash)."
+    )
+
+
 class TableListItem(BaseModel):
     table_id: str
     ruleset: str

@@ -16,8 +16,10 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.config import LOGGING_CONFIG
 
 from tankref.server.app import create_app
+from tankref.server.hosted import Profile, use_json_logs
 from tankref.server.limits import protocol_class, within_file_limit
 from tankref.server.settings import Settings
 from tankref.server.store import StoreError, one_line
@@ -71,6 +73,7 @@ def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
     """How the referee is served, here and in the tests and benches."""
     settings: Settings = app.state.settings
     limits = within_file_limit(settings.limits)
+    proxies, json_logs = settings.profile.forwarded_allow_ips, settings.profile.json_logs
     config = uvicorn.Config(
         app,
         host=host,
@@ -83,10 +86,17 @@ def referee_config(app: FastAPI, host: str, port: int, log_level: str) -> uvicor
         limit_concurrency=limits.max_connections,
         h11_max_incomplete_event_size=limits.head_bytes,
         server_header=False,
-        proxy_headers=False,
+        # The client's address from X-Forwarded-For / X-Forwarded-Proto only when the
+        # connection comes from a proxy the hosted profile names (none by default).
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=list(proxies) or None,
         # Above info the access log prints nothing, but uvicorn still builds each line's
         # parts (the path quoted again) before the logger drops it: not built at all then.
-        access_log=log_level.lower() in ("trace", "debug", "info"),
+        # JSON logs have their own access line (hosted.AccessLog).
+        access_log=log_level.lower() in ("trace", "debug", "info") and not json_logs,
+        # JSON logs: uvicorn keeps the handlers hosted.use_json_logs set (its own config
+        # would give its loggers plain-text handlers of their own).
+        log_config=None if json_logs else LOGGING_CONFIG,
     )
     redact_queries_in_logs()  # once uvicorn has set its loggers up (Config does)
     return config
@@ -116,9 +126,11 @@ def serve(
     log_level: str = "warning",
     allowed_hosts: tuple[str, ...] = (),
     workers: int = 1,
+    profile: Profile | None = None,
 ) -> int:
     """``db_path``: an SQLite file, or a PostgreSQL URL (``stores.is_postgres``);
-    ``workers``: referee processes sharing it (PostgreSQL only, ``run_workers``)."""
+    ``workers``: referee processes sharing it (PostgreSQL only, ``run_workers``);
+    ``profile``: the hosted profile's settings (None: the default referee)."""
     if workers > 1 and not is_postgres(db_path):
         print(
             f"tankref: --workers {workers} needs a PostgreSQL database (--db postgresql://...); "
@@ -129,12 +141,14 @@ def serve(
     db: dict[str, Any] = (
         {"db_url": str(db_path)} if is_postgres(db_path) else {"db_path": Path(db_path)}
     )
-    settings = Settings(host=host, port=port, **db)
+    profile = (profile or Profile()).completed()
+    settings = Settings(host=host, port=port, profile=profile, **db)
     if allowed_hosts:
         settings = Settings(
             host=host,
             port=port,
             allowed_hosts=(*settings.allowed_hosts, *allowed_hosts),
+            profile=profile,
             **db,
         )
     try:  # fail here, in one plain line, not with a traceback from inside uvicorn
@@ -165,7 +179,10 @@ def serve(
     print(f"database: {where}")
     if workers > 1:
         print(f"{workers} worker processes share it")
-    if not settings.loopback:
+    if profile.public:
+        for line in hosted_lines(profile):
+            print(line)
+    elif not settings.loopback:
         names = ", ".join(settings.allowed_hosts)
         print(
             f"warning: listening on {_bracketed(host)}:{port}, beyond this computer: anyone who "
@@ -180,7 +197,7 @@ def serve(
         run_workers(settings, host.strip("[]"), port, log_level, workers)
         print(f"Stopped; every acknowledged action is in {where}.", flush=True)
         return 0
-    _tune(log_level)
+    _tune(log_level, json_logs=profile.json_logs)
     try:
         app = create_app(settings)
         RefereeServer(referee_config(app, host.strip("[]"), port, log_level), app).run()
@@ -192,9 +209,12 @@ def serve(
     return 0
 
 
-def _tune(log_level: str) -> None:
+def _tune(log_level: str, *, json_logs: bool = False) -> None:
     """The process's settings for serving (each worker's too)."""
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    if json_logs:
+        use_json_logs(log_level)
+    else:
+        logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     # The log's writer thread (store.GroupCommit) needs the GIL for a moment several times a
     # commit; at the default 5 ms switch interval it waits behind a busy event loop each
     # time (paced engage p50 went 5 -> 24 ms). Half a millisecond keeps it a short wait.
@@ -272,12 +292,28 @@ def _worker(
     settings: Settings, host: str, port: int, log_level: str, listening: socket.socket
 ) -> None:
     """One of ``run_workers``' processes."""
-    _tune(log_level)
+    _tune(log_level, json_logs=settings.profile.json_logs)
     try:
         app = create_app(settings)
         RefereeServer(referee_config(app, host, port, log_level), app).run(sockets=[listening])
     except KeyboardInterrupt:
         pass
+
+
+def hosted_lines(profile: Profile) -> list[str]:
+    """What the hosted profile does, said under the banner."""
+    expiry = profile.expire_after_hours
+    return [
+        "hosted profile: meant to sit behind a TLS-terminating reverse proxy "
+        f"(X-Forwarded-For trusted from {', '.join(profile.forwarded_allow_ips) or 'nobody'})",
+        f"  at most {profile.tables_per_hour} new tables an hour per address"
+        if profile.tables_per_hour is not None
+        else "  no limit on new tables",
+        f"  tables without a write for {expiry:g} hours are ended (seed revealed, kept)"
+        if expiry is not None
+        else "  tables never expire",
+        "  logs: one JSON object a line on stderr" if profile.json_logs else "  logs: plain text",
+    ]
 
 
 WILDCARDS = ("0.0.0.0", "::", "[::]", "")

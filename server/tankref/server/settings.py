@@ -8,6 +8,7 @@ from pathlib import Path
 
 import platformdirs
 
+from tankref.server.hosted import Profile
 from tankref.server.limits import ConnectionLimits
 
 DEFAULT_HOST = "127.0.0.1"
@@ -57,6 +58,8 @@ class Settings:
     # POST .../actions answered by routes.actions.QuickAction (False: by FastAPI's route
     # alone; the tests compare the two).
     quick_actions: bool = True
+    # The hosted profile (`tankref serve --public`, hosted.py); the default sets nothing.
+    profile: Profile = field(default_factory=Profile)
 
     @property
     def loopback(self) -> bool:

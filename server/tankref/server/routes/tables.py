@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, status
+from starlette.requests import HTTPConnection
 
 from tankref.server.routes.deps import RefereeDep, TableDep, WriteDep
 from tankref.server.schemas import (
@@ -10,6 +13,7 @@ from tankref.server.schemas import (
     Scene,
     TableCreated,
     TableDeleted,
+    TableLinks,
     TableListItem,
     TableRead,
 )
@@ -17,10 +21,29 @@ from tankref.server.schemas import (
 router = APIRouter(prefix="/tables", tags=["tables"])
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=TableCreated)
-async def create_table(body: CreateTable, ref: RefereeDep) -> TableCreated:
-    """A new table: its id, its write token (shown once) and the dice commitment."""
-    return ref.create_table(body)
+_LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {"description": "Too many tables from this address this hour (hosted profile)."}
+}
+
+
+@router.post(
+    "", status_code=status.HTTP_201_CREATED, response_model=TableCreated, responses=_LIMITED
+)
+async def create_table(
+    body: CreateTable, ref: RefereeDep, connection: HTTPConnection
+) -> TableCreated:
+    """A new table: its id, its write token (shown once) and the dice commitment. A hosted
+    referee limits how many tables one address creates an hour (429
+    ``TABLE_CREATION_LIMIT``, with Retry-After)."""
+    limit = connection.app.state.creation_limit
+    if limit is None:
+        return ref.create_table(body)
+    # The client's address: the proxy's X-Forwarded-For when it comes from a trusted proxy.
+    address = connection.client.host if connection.client else ""
+    limit.admit(address)
+    created = ref.create_table(body)
+    limit.made(address)
+    return created
 
 
 @router.get("", response_model=list[TableListItem])
@@ -40,6 +63,31 @@ async def delete_table(access: WriteDep) -> TableDeleted:
     not enough). For demo tables and tables nobody needs: an export kept first
     (``GET /tables/{table_id}/export``) is the only record afterwards."""
     return await access.ref.delete_table(access.host)
+
+
+_CREATOR_ONLY: dict[int | str, dict[str, Any]] = {
+    401: {"description": "No token: send the table's, 'Authorization: Bearer <token>'."},
+    403: {"description": "Not this table's token (a seat token is not enough)."},
+}
+
+
+@router.get("/{table_id}/links", response_model=TableLinks, responses=_CREATOR_ONLY)
+async def table_links(access: WriteDep, connection: HTTPConnection) -> TableLinks:
+    """Where to watch the table, for its creator to hand out (the table's token: a league's
+    organiser, not a player or a spectator). Spectators need no credential: the page and
+    every read route are read-only. The seat tokens are not here: the referee keeps only
+    their hashes, so each player's seat token is in the creation reply alone."""
+    public_url = connection.app.state.settings.profile.public_url
+    # Behind a trusted proxy the scheme and host are the proxy's (X-Forwarded-Proto, Host).
+    base = (public_url or str(connection.base_url)).rstrip("/")
+    table_id = access.host.id
+    return TableLinks(
+        table_id=table_id,
+        referee=base,
+        spectator=f"{base}/#/tables/{table_id}",
+        stream=f"{base}/?view=stream#/tables/{table_id}",
+        players=sorted(access.host.summary().players),
+    )
 
 
 @router.get("/{table_id}/scene", response_model=Scene)
