@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -230,6 +232,29 @@ def test_the_settings_file_mirrors_the_flags(tmp_path: Path) -> None:
         file.write_text(text)
         with pytest.raises(SettingsFileError, match=said):
             read_settings_file(file)
+
+
+def test_the_settings_file_names_the_workers_and_a_typed_flag_wins(tmp_path: Path) -> None:
+    """`workers = 2` in the file is `--workers 2`: on an SQLite file it is refused in one line
+    (exit 2) before anything listens; `--workers 1` typed on the command line wins over it."""
+    file = tmp_path / "referee.toml"
+    file.write_text("workers = 2\n")
+    assert read_settings_file(file) == {"workers": 2}
+    db = tmp_path / "served.sqlite3"
+    refused = subprocess.run(
+        [sys.executable, "-m", "tankref", "serve", "--settings", str(file), "--db", str(db),
+         "--port", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip().splitlines() == [
+        "tankref: --workers 2 needs a PostgreSQL database (--db postgresql://...); an SQLite "
+        "file is kept by one referee process"
+    ]
+    with serve_command(db, "--settings", str(file), "--workers", "1") as served:
+        assert httpx.get(f"{served.url}/health", timeout=10).status_code == 200
 
 
 def test_serve_with_a_settings_file_logs_json_lines_and_flags_win(tmp_path: Path) -> None:
