@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import queue
 import secrets
 import threading
@@ -377,17 +376,7 @@ class PgStore:
             db.execute(
                 f"INSERT INTO tables ({_TABLE_COLUMNS}) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    row.id,
-                    row.ruleset,
-                    row.created_at,
-                    row.token_sha256,
-                    json.dumps(row.setup),
-                    json.dumps(row.dice),
-                    row.commitment,
-                    int(row.seed_chosen),
-                    row.version,
-                ),
+                row.params(),
             )
             for player, digest in (seat_tokens or {}).items():
                 db.execute(

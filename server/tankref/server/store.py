@@ -161,6 +161,20 @@ class TableRow:
     seed_chosen: bool
     version: str
 
+    def params(self) -> tuple[Any, ...]:
+        """Its columns' values in ``tables``' column order (both stores write them so)."""
+        return (
+            self.id,
+            self.ruleset,
+            self.created_at,
+            self.token_sha256,
+            json.dumps(self.setup),
+            json.dumps(self.dice),
+            self.commitment,
+            int(self.seed_chosen),
+            self.version,
+        )
+
 
 @dataclass(frozen=True)
 class EventRow:
@@ -305,17 +319,7 @@ class EventStore:
             self.db.execute(
                 "INSERT INTO tables (id, ruleset, created_at, token_sha256, setup, dice, "
                 "commitment, seed_chosen, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    row.id,
-                    row.ruleset,
-                    row.created_at,
-                    row.token_sha256,
-                    json.dumps(row.setup),
-                    json.dumps(row.dice),
-                    row.commitment,
-                    int(row.seed_chosen),
-                    row.version,
-                ),
+                row.params(),
             )
             for player, digest in (seat_tokens or {}).items():
                 self.db.execute(
