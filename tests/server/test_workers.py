@@ -355,13 +355,16 @@ def test_kill_9_of_a_worker_mid_write_loses_nothing_acknowledged(url: str, tmp_p
         assert sum(len(w.acknowledged) for w in writers) > 50
 
 
+@pytest.mark.parametrize("away", [0.0, 1.5], ids=["restart-m-fast", "away-1.5s"])
 def test_a_postgresql_fast_restart_mid_game_is_503_retry_after_and_retries(
-    tmp_path: Path,
+    tmp_path: Path, away: float
 ) -> None:
-    """A fast restart of PostgreSQL (`pg_ctl stop -m fast`, 1.5 s away, start) under two
-    workers mid-game (a cluster of the test's own): writes meanwhile are answered 503 with
-    Retry-After and nothing applied; sent again, they succeed; nothing acknowledged is
-    lost, and both workers' copies equal the log."""
+    """A fast restart of PostgreSQL under two workers mid-game (a cluster of the test's
+    own): `pg_ctl restart -m fast` as the issue names it, and a stop with the server away
+    for 1.5 s before it starts again (a plain restart here is often quicker than any write
+    that could see it gone, so only the second proves the 503 path). Writes meanwhile are
+    answered 503 with Retry-After and nothing applied; sent again, they succeed; nothing
+    acknowledged is lost, and both workers' copies equal the log."""
     with ExitStack() as stack:
         cluster = stack.enter_context(throwaway_cluster())
         with raw_conninfo(cluster.conninfo) as admin:
@@ -378,12 +381,14 @@ def test_a_postgresql_fast_restart_mid_game_is_503_retry_after_and_retries(
         until = time.monotonic() + 8
         threads = _threads([lambda w=w: w.run(until) for w in writers])  # type: ignore[misc]
         time.sleep(2.5)
-        cluster.restart_fast(away=1.5)
+        cluster.restart_fast(away=away)
         for thread in threads:
             thread.join(60)
         statuses = {s for w in writers for s in w.statuses}
-        assert 503 in statuses, [(w.statuses, w.codes) for w in writers]
-        assert {r for w in writers for r in w.retry_after} == {"2"}
+        if away:
+            assert 503 in statuses, [(w.statuses, w.codes) for w in writers]
+        assert statuses <= {0, 200, 409, 503}, [(w.statuses, w.codes) for w in writers]
+        assert {r for w in writers for r in w.retry_after} == ({"2"} if 503 in statuses else set())
         acknowledged_after = 0
         for table in tables:
             _check_log(url, table.id, [w for w in writers if w.table is table])
