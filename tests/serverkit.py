@@ -139,16 +139,8 @@ def serve_command(
         )  # fmt: skip
     url = f"http://{host}:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the referee did not start:\n{stderr_path.read_text()}")
-            time.sleep(0.05)
+        if not answers_health(url, proc, timeout):
+            raise RuntimeError(f"the referee did not start:\n{stderr_path.read_text()}")
         yield RefereeCommand(url=url, proc=proc, stderr_path=stderr_path)
     finally:
         if proc.poll() is None:
@@ -158,6 +150,21 @@ def serve_command(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout)
+
+
+def answers_health(url: str, proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Whether the referee ``proc`` started answers ``/health`` at ``url`` within ``timeout``
+    seconds (False as soon as the process has ended: it never will)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
 
 
 def _file_limit(limit: int) -> Callable[[], None]:

@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 from pgkit import raw
-from serverkit import free_port, wal_commits
+from serverkit import answers_health, free_port, wal_commits
 from tankref.core.dice import DiceState
 from tankref.core.results import chat_lines
 from tankref.rulesets.ttt.actions import Action, CrewRoll, Move, StartGame, parse_action
@@ -144,17 +144,9 @@ class RefereeProcess:
                 stdout=subprocess.DEVNULL,
                 stderr=err,
             )  # fmt: skip
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                raise AssertionError(f"the referee did not start:\n{self.stderr_path.read_text()}")
-            time.sleep(0.02)
+        if not answers_health(self.url, self.proc, TIMEOUT):
+            self.kill()
+            raise AssertionError(f"the referee did not start:\n{self.stderr_path.read_text()}")
 
     def kill(self) -> None:
         """SIGKILL: no shutdown hook, no flush, no goodbye."""

@@ -24,7 +24,7 @@ import pytest
 from websockets.sync.client import connect
 
 from pgkit import fresh_database, raw, throwaway_cluster, url_of
-from serverkit import Table, duel, free_port, live_referee
+from serverkit import Table, answers_health, duel, free_port, live_referee
 from tankref.server.pgstore import PgStore
 from tankref.server.referee import rebuild
 
@@ -61,16 +61,7 @@ class _Serve:
             stdout=out,
             stderr=subprocess.STDOUT,
         )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{self.base}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            assert self.proc.poll() is None, self.output()
-            assert time.monotonic() < deadline, self.output()
-            time.sleep(0.05)
+        assert answers_health(self.base, self.proc, 30), self.output()
 
     def output(self) -> str:
         return (self.tmp / f"serve-{self.port}.out").read_text(errors="replace")
