@@ -326,13 +326,13 @@ def test_the_creation_count_is_the_databases_on_postgresql_the_processs_on_sqlit
         other.close()
 
 
+# SQLite is one referee process: one event loop makes every table, so no race to run.
+@pytest.mark.parametrize("kind", ["postgres"], indirect=True)
 def test_workers_racing_for_the_last_table_allowed_make_no_more_than_the_limit(
     kind: Kind,
 ) -> None:
     """Four stores on one PostgreSQL database (four workers), each trying three tables for
     one address at the same moment, limit 3: exactly three are made, the rest refused."""
-    if kind.name != "postgres":
-        pytest.skip("SQLite is one referee process: one event loop makes every table")
     stores = [kind.open() for _ in range(4)]
     start = threading.Barrier(len(stores))
     made: list[str] = []
@@ -362,11 +362,11 @@ def test_workers_racing_for_the_last_table_allowed_make_no_more_than_the_limit(
             own.close()
 
 
+# SQLite keeps the count in memory: its file's schema is unchanged.
+@pytest.mark.parametrize("kind", ["postgres"], indirect=True)
 def test_a_schema_1_postgresql_database_gets_the_creation_count(kind: Kind, store: Store) -> None:
     """A database made before the shared creation limit (schema 1) is given its table when
     a referee opens it, its tables and logs untouched."""
-    if kind.name != "postgres":
-        pytest.skip("SQLite keeps the count in memory: its file's schema is unchanged")
     store.add_table(table_row("t1"))
     store.append(event(1))
     store.close()
