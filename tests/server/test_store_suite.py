@@ -380,3 +380,15 @@ def test_a_schema_1_postgresql_database_gets_the_creation_count(kind: Kind, stor
     finally:
         again.close()
     assert kind.execute("UPDATE meta SET value = value WHERE key = 'schema' AND value = '2'") == 1
+
+
+@pytest.mark.parametrize("kind", ["postgres"], indirect=True)
+def test_creations_that_left_the_hour_are_pruned(kind: Kind, store: Store) -> None:
+    """The database keeps only the last hour's creations: making a table prunes the older
+    ones, whichever address made them."""
+    store.add_table(table_row("a1"), quota=per_hour("a", T))
+    store.add_table(table_row("b1"), quota=per_hour("b", T + 10))
+    store.add_table(table_row("c1"), quota=per_hour("c", T + HOUR + 10))
+    store.close()
+    assert kind.execute(f"DELETE FROM table_creations WHERE made_at < {T + HOUR}") == 0
+    assert kind.execute("DELETE FROM table_creations") == 1
