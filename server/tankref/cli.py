@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import httpx
 
     from tankref.core.ruleset import CommandVerb
+    from tankref.server.stores import Store
 
 # The verbs whose tool is a ruleset's own (``Ruleset.commands``), with their line in --help.
 # The parser knows only the verb and --ruleset, so building it imports no plug-in; the tool's
@@ -236,44 +237,56 @@ SERVE_SETTINGS = (
 )
 
 
-def _postgres_named(command: str, db: str | None) -> bool:
-    """``--db`` names a PostgreSQL database, which this command does not read yet: said in
-    one line (the URL without its password)."""
-    from tankref.server.dburl import is_postgres, without_password
+def _db_named(flag: str | None) -> Path | str:
+    """The referee's database a command reads: --db, else TANKREF_DB, else the default file
+    (a PostgreSQL URL as given, a file path expanded)."""
+    from tankref.server.dburl import chosen_db, is_postgres
+    from tankref.server.settings import default_db_path
 
-    if db is None or not is_postgres(db):
-        return False
-    print(
-        f"tankref {command}: {without_password(db)}: reads SQLite files only; ask the running "
-        "referee instead (its HTTP API), or use PostgreSQL's own tools (pg_dump)",
-        file=sys.stderr,
-    )
-    return True
+    chosen = chosen_db(flag)
+    if chosen is None:
+        return default_db_path()
+    return chosen if is_postgres(chosen) else Path(chosen).expanduser()
+
+
+def _open_to_read(command: str, db: Path | str, missing: str) -> Store | None:
+    """The referee's database ``db`` opened through the store interface, either store
+    (None: why not was said in one line: no such file, an empty or unreachable PostgreSQL
+    database, not a referee's; a URL never with its password). Nothing is made: an empty
+    database is not given the referee's tables."""
+    from tankref.server.store import StoreError, one_line
+    from tankref.server.stores import open_store
+
+    if isinstance(db, Path) and not db.is_file():
+        print(f"tankref {command}: no referee database at {db} ({missing})", file=sys.stderr)
+        return None
+    try:
+        return open_store(db, create=False)
+    except StoreError as err:
+        print(f"tankref {command}: {one_line(err, 400)}", file=sys.stderr)
+        return None
 
 
 def _cmd_luck(args: argparse.Namespace) -> int:
     import sqlite3
 
-    from tankref.server.luck import NoSuchTable, luck_from_db, luck_text
-    from tankref.server.settings import default_db_path
-    from tankref.server.store import StoreError, one_line
+    from tankref.server.luck import NoSuchTable, luck_from_store, luck_text
+    from tankref.server.store import StoreError, StoreFailure, one_line
 
-    if _postgres_named("luck", args.db):
-        return 1
-    db = Path(args.db).expanduser() if args.db else default_db_path()
-    if not db.is_file():
-        print(
-            f"tankref luck: no referee database at {db} (--db FILE names another)", file=sys.stderr
-        )
+    db = _db_named(args.db)
+    store = _open_to_read("luck", db, "--db FILE names another")
+    if store is None:
         return 1
     try:
-        report = luck_from_db(db, args.table_id)
-    except (NoSuchTable, StoreError) as err:
+        report = luck_from_store(store, args.table_id)
+    except (NoSuchTable, StoreError, StoreFailure) as err:
         print(f"tankref luck: {one_line(err, 400)}", file=sys.stderr)
         return 1
     except sqlite3.Error as err:  # readable as SQLite, but not as a referee's tables
         print(f"tankref luck: {db}: cannot read the tables: {one_line(err)}", file=sys.stderr)
         return 1
+    finally:
+        store.close()
     print(report.model_dump_json(indent=2) if args.json else luck_text(report))
     return 0
 
@@ -457,27 +470,21 @@ def _list_tables(url: str, reply: httpx.Response) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from tankref.server.export import Standing, export_document, export_text
     from tankref.server.referee import rebuild
-    from tankref.server.settings import default_db_path
-    from tankref.server.store import EventStore, StoreError, one_line
+    from tankref.server.store import StoreFailure, one_line
 
-    if _postgres_named("export", args.db):
-        return 1
-    db = Path(args.db).expanduser() if args.db else default_db_path()
-    if not db.is_file():
-        print(f"tankref export: no referee database at {db} (--db FILE)", file=sys.stderr)
-        return 1
-    try:
-        store = EventStore(db)
-    except StoreError as err:
-        print(f"tankref export: {err}", file=sys.stderr)
+    store = _open_to_read("export", _db_named(args.db), "--db FILE")
+    if store is None:
         return 1
     try:
         row = store.table(args.table_id)
         if row is None:
-            print(f"tankref export: no table {args.table_id!r} in {db}", file=sys.stderr)
+            print(f"tankref export: no table {args.table_id!r} in {store.where}", file=sys.stderr)
             return 1
         events = store.events(row.id)
         text = export_text(export_document(row, events, Standing.of(rebuild(row, events))))
+    except StoreFailure as err:  # the database went away while it was read
+        print(f"tankref export: {one_line(err, 300)}", file=sys.stderr)
+        return 1
     except Exception as err:  # a table the referee sets aside does not export either
         reason = one_line(err, 300)
         print(f"tankref export: table {args.table_id!r} does not load: {reason}", file=sys.stderr)
@@ -498,12 +505,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_backup(args: argparse.Namespace) -> int:
     from datetime import datetime
 
-    from tankref.server.settings import default_db_path
+    from tankref.server.dburl import without_password
     from tankref.server.store import StoreError, backup
 
-    if _postgres_named("backup", args.db):
+    db = _db_named(args.db)
+    if isinstance(db, str):  # PostgreSQL: its own tool, or a verified copy into a file
+        named = without_password(db)
+        print(
+            f"tankref backup: {named}: copies SQLite files only; back PostgreSQL up with "
+            f"pg_dump, or copy its tables into a file: tankref migrate --from {named} "
+            "--to sqlite:FILE (each copy verified)",
+            file=sys.stderr,
+        )
         return 1
-    db = Path(args.db).expanduser() if args.db else default_db_path()
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     target = Path(args.file or f"tankref-backup-{stamp}.sqlite3").expanduser()
     shown = -1
@@ -564,6 +578,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     else:
         print("\n".join(report.lines()))
     return 0 if report.ok else 1
+
+
+READ_DB_HELP = (
+    "the referee's database: an SQLite file (default: tankref.sqlite3 in your user data "
+    "folder; TANKREF_DB names another) or a PostgreSQL server, postgresql://USER@HOST/DB"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -696,13 +716,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="observed against expected hits, penetrations and morale failures, per player",
         description="Each player's dice against the exact odds of what they rolled for: hits, "
         "penetrations and morale failures, with how unusual the result is. Reads the "
-        "referee's database (the server need not run). Without TABLE_ID: every table, and "
-        "each player id over all of them.",
+        "referee's database, an SQLite file or PostgreSQL (the server need not run). Without "
+        "TABLE_ID: every table, and each player id over all of them.",
     )
     luck.add_argument("table_id", nargs="?", metavar="TABLE_ID", help="one table (default: all)")
-    luck.add_argument(
-        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
-    )
+    luck.add_argument("--db", help=READ_DB_HELP)
     luck.add_argument("--json", action="store_true", help="the report as JSON (as the API)")
     luck.set_defaults(run=_cmd_luck)
 
@@ -711,12 +729,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="a table's whole log as one JSON document (for tankref verify)",
         description="Writes the table's log as one JSON document: setup, dice commitment, "
         "player seeds, every event with its result and the engine version that decided it, "
-        "and the server seed once the game is over. Reads the referee's database.",
+        "and the server seed once the game is over. Reads the referee's database, an SQLite "
+        "file or PostgreSQL (the same document from either).",
     )
     export.add_argument("table_id", metavar="TABLE_ID", help="the table")
-    export.add_argument(
-        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
-    )
+    export.add_argument("--db", help=READ_DB_HELP)
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     export.set_defaults(run=_cmd_export)
 
@@ -726,7 +743,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Copies the referee's database into FILE with SQLite's online backup, "
         "safe while the referee runs: the copy holds every acknowledged action. (Copying the "
         "file by hand without its -wal file beside it loses the newest actions.) FILE must not "
-        "exist yet; the copy is one self-contained file, usable as tankref serve --db FILE.",
+        "exist yet; the copy is one self-contained file, usable as tankref serve --db FILE. "
+        "A PostgreSQL database is backed up with pg_dump, or copied into a file with tankref "
+        "migrate --from postgresql://... --to sqlite:FILE (each copy verified).",
     )
     backup.add_argument(
         "file",
@@ -735,7 +754,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the copy (default: tankref-backup-DATE-TIME.sqlite3 here)",
     )
     backup.add_argument(
-        "--db", help="SQLite database file (default: tankref.sqlite3 in your user data folder)"
+        "--db",
+        help="SQLite database file (default: tankref.sqlite3 in your user data folder; "
+        "TANKREF_DB names another)",
     )
     backup.set_defaults(run=_cmd_backup)
 
@@ -766,15 +787,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     migrate = sub.add_parser(
         "migrate",
-        help="copy every table of an SQLite file into a PostgreSQL database, and verify it",
-        description="Copies every table of the SQLite file, with its whole log in order (and "
-        "its seat token hashes, spent request ids and snapshots), into the target database, "
+        help="copy every table of an SQLite file into a PostgreSQL database (or back), and "
+        "verify it",
+        description="Copies every table of the source database, with its whole log in order "
+        "(and its seat token hashes, spent request ids and snapshots), into the target, "
         "then checks each copy as tankref verify checks an export. A target that already "
         "holds any of the tables is refused, nothing copied. Exit 0 when every table "
         "verifies, 1 when one does not, 2 when refused.",
     )
     migrate.add_argument(
-        "--from", dest="source", required=True, metavar="sqlite:FILE", help="the SQLite file"
+        "--from",
+        dest="source",
+        required=True,
+        metavar="sqlite:FILE",
+        help="the source: an SQLite file (or a PostgreSQL URL, to copy its tables into a file)",
     )
     migrate.add_argument(
         "--to",

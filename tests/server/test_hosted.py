@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pgkit import fresh_database, unreachable
+from pgkit import fresh_database, referee_database, unreachable
 from serverkit import live_referee, serve_command
 from tankref.server.app import create_app
 from tankref.server.errors import ApiError
@@ -31,7 +31,13 @@ from tankref.server.hosted import (
 )
 from tankref.server.serve import referee_config
 from tankref.server.settings import Settings
+from tankref.server.store import EventStore, TableRow
 from trustkit import long_game, open_referee
+
+
+def table_row(table_id: str) -> TableRow:
+    return TableRow(table_id, "ttt", f"2027-01-15T08:00:00+00:00 {table_id}", "0" * 64,
+                    {}, {}, "c" * 64, False, "test")  # fmt: skip
 
 
 def _tables(url: str) -> list[dict[str, object]]:
@@ -39,12 +45,13 @@ def _tables(url: str) -> list[dict[str, object]]:
     return listed
 
 
-def test_table_creation_is_limited_per_address_and_hour(tmp_path: Path) -> None:
-    """The third table from one address within the hour: 429 with Retry-After and a code
-    naming the limit; no table made. Another address (X-Forwarded-For from the trusted
-    proxy) still may."""
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_table_creation_is_limited_per_address_and_hour(kind: str, tmp_path: Path) -> None:
+    """The third table from one address within the hour: 429 with Retry-After (the first
+    leaves the hour in just under an hour) and a code naming the limit; no table made.
+    Another address (X-Forwarded-For from the trusted proxy) still may."""
     profile = Profile(tables_per_hour=2, forwarded_allow_ips=("127.0.0.1",))
-    with live_referee(tmp_path / "limit.sqlite3", profile=profile) as live:
+    with referee_database(kind, tmp_path) as db, live_referee(db, profile=profile) as live:
         for _ in range(2):
             assert httpx.post(f"{live.url}/tables", json={}, timeout=10).status_code == 201
         before = _tables(live.url)
@@ -52,7 +59,8 @@ def test_table_creation_is_limited_per_address_and_hour(tmp_path: Path) -> None:
         assert refused.status_code == 429
         body = refused.json()
         assert body["code"] == "TABLE_CREATION_LIMIT" and "2 tables an hour" in body["message"]
-        assert 1 <= int(refused.headers["Retry-After"]) <= 3600
+        assert 3500 <= int(refused.headers["Retry-After"]) <= 3600
+        assert body["details"]["retry_after"] == int(refused.headers["Retry-After"])
         assert _tables(live.url) == before
         other = {"X-Forwarded-For": "203.0.113.7"}
         made = httpx.post(f"{live.url}/tables", json={}, headers=other, timeout=10)
@@ -69,17 +77,39 @@ def test_x_forwarded_for_is_ignored_unless_the_proxy_is_trusted(tmp_path: Path) 
         assert again.status_code == 429
 
 
-def test_a_refused_body_does_not_count_against_the_limit() -> None:
-    now = [0.0]
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_refused_body_does_not_count_against_the_limit(kind: str, tmp_path: Path) -> None:
+    """One table an hour: bodies the referee refuses (an unknown ruleset, a bad setup) make
+    nothing and are not counted, so the next good one is made; beyond the limit the answer
+    is 429 whatever the body (the limit is asked first)."""
+    profile = Profile(tables_per_hour=1)
+    with referee_database(kind, tmp_path) as db, live_referee(db, profile=profile) as live:
+        for bad in ({"ruleset": "nope"}, {"setup": {"players": "Red"}}):
+            refused = httpx.post(f"{live.url}/tables", json=bad, timeout=10)
+            assert refused.status_code == 422, refused.text
+        assert httpx.post(f"{live.url}/tables", json={}, timeout=10).status_code == 201
+        again = httpx.post(f"{live.url}/tables", json={"ruleset": "nope"}, timeout=10)
+        assert again.status_code == 429 and again.json()["code"] == "TABLE_CREATION_LIMIT"
+        assert len(_tables(live.url)) == 1
+
+
+def test_retry_after_is_when_the_oldest_creation_leaves_the_hour(tmp_path: Path) -> None:
+    """The referee's clock moved on by hand: Retry-After counts down to the moment the
+    first creation leaves the hour, and a creation sent then is made."""
+    now = [1_800_000_000.0]
     limit = CreationLimit(1, clock=lambda: now[0])
-    limit.admit("a")  # admitted, but the body was then refused: nothing made
-    limit.admit("a")
-    limit.made("a")
-    with pytest.raises(ApiError) as refused:
-        limit.admit("a")
-    assert refused.value.status == 429 and refused.value.headers == {"Retry-After": "3600"}
-    now[0] = 3600.0  # an hour on: the first creation has left the window
-    limit.admit("a")
+    store = EventStore(tmp_path / "clock.sqlite3")
+    try:
+        store.add_table(table_row("t1"), quota=limit.admit(store, "a"))
+        now[0] += 1800.5
+        with pytest.raises(ApiError) as refused:
+            limit.admit(store, "a")
+        assert refused.value.status == 429 and refused.value.headers == {"Retry-After": "1800"}
+        now[0] += 1799.5  # an hour after the first: it has left the window
+        store.add_table(table_row("t2"), quota=limit.admit(store, "a"))
+        assert store.table_ids() == ["t1", "t2"]
+    finally:
+        store.close()
 
 
 def test_an_abandoned_table_is_ended_by_the_referee_seed_revealed_and_kept(

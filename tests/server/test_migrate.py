@@ -1,8 +1,10 @@
 """`tankref migrate` (issue 19): every table of an SQLite file copied with its whole log in
 seq order (seat token hashes, spent request ids, snapshots and demo marks too) into another
 database, each copy verified as `tankref verify` verifies an export; a target that already
-holds any of the tables is refused, nothing copied. The PostgreSQL runs need
-``TANKREF_TEST_PG`` (skipped without it); the SQLite-to-SQLite run needs nothing."""
+holds any of the tables is refused, nothing copied. `tankref export` and `tankref luck` read
+either store: from the SQLite file and from its PostgreSQL copy they print the same bytes.
+The PostgreSQL runs need ``TANKREF_TEST_PG`` (skipped without it); the SQLite-to-SQLite run
+needs nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 from test_restart import skirmish
 
 from clikit import run_cli
-from pgkit import fresh_database
+from pgkit import fresh_database, raw
 from serverkit import duel, live_referee
 from tankref.server.stores import Store, open_store
 
@@ -154,3 +156,87 @@ def test_a_table_whose_log_was_tampered_with_fails_verify_and_is_named(
     )
     assert code == 1 and "1 FAILED verify" in out
     assert f"table {table_id}: verify FAILED" in err
+
+
+def _exports(capsys: pytest.CaptureFixture[str], table_ids: list[str], *db: str) -> dict[str, str]:
+    """Each table's export as `tankref export ID [--db DB]` printed it."""
+    done = {}
+    for table_id in table_ids:
+        code, out, err = run_cli(capsys, "export", table_id, *db)
+        assert code == 0 and err == "", err
+        done[table_id] = out
+    return done
+
+
+def test_export_and_luck_read_postgresql_as_they_read_the_file(
+    source: Path,
+    target_pg: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every table's export from the SQLite file and from its PostgreSQL copy (a migrate):
+    byte for byte the same document, to stdout and with -o, named by --db or TANKREF_DB; the
+    luck reports too, per table and over all, as text and as JSON."""
+    assert run_cli(capsys, "migrate", "--from", f"sqlite:{source}", "--to", target_pg)[0] == 0
+    ids = list(_read(source))
+    from_file = _exports(capsys, ids, "--db", str(source))
+    assert all('"format": "tankref.table-export"' in text for text in from_file.values())
+    assert _exports(capsys, ids, "--db", target_pg) == from_file
+    monkeypatch.setenv("TANKREF_DB", target_pg)
+    assert _exports(capsys, ids) == from_file
+    written = tmp_path / "pg.json"
+    assert run_cli(capsys, "export", ids[0], "-o", str(written))[0] == 0
+    assert written.read_bytes() == from_file[ids[0]].encode()
+    monkeypatch.setenv("TANKREF_DB", str(source))  # a file named so is read too
+    assert _exports(capsys, ids) == from_file
+    monkeypatch.delenv("TANKREF_DB")
+
+    for report in ([], [ids[0]], ["--json"], [ids[1], "--json"]):
+        code, on_file, err = run_cli(capsys, "luck", *report, "--db", str(source))
+        assert code == 0 and err == "" and ("Table" in on_file or '"players"' in on_file)
+        assert run_cli(capsys, "luck", *report, "--db", target_pg) == (0, on_file, "")
+
+
+def test_export_and_luck_of_no_such_table_on_postgresql_say_so(
+    source: Path, target_pg: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As for a file: one line naming the table and the database (no password), exit 1."""
+    assert run_cli(capsys, "migrate", "--from", f"sqlite:{source}", "--to", target_pg)[0] == 0
+    for command in ("export", "luck"):
+        code, out, err = run_cli(capsys, command, "0123456789ab", "--db", target_pg)
+        assert code == 1 and out == ""
+        assert err == f"tankref {command}: no table '0123456789ab' in {target_pg}\n"
+
+
+def test_reading_an_empty_postgresql_database_refuses_it_and_makes_nothing(
+    target_pg: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """export, luck and migrate's source only read: a database with no referee tables is
+    said so in one line and left empty (not given the referee's tables)."""
+    for argv in (
+        ["export", "0123456789ab", "--db", target_pg],
+        ["luck", "--db", target_pg],
+        ["migrate", "--from", target_pg, "--to", f"sqlite:{tmp_path / 'copy.sqlite3'}"],
+    ):
+        code, out, err = run_cli(capsys, *argv)
+        assert code in (1, 2) and out == "" and err.count("\n") == 1, err
+        assert f"{target_pg}: no referee database there" in err
+    with raw(target_pg) as db:
+        count = "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
+        assert db.execute(count).fetchone()[0] == 0
+
+
+def test_backup_copies_the_file_tankref_db_names(
+    source: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without --db, `tankref backup` reads the database TANKREF_DB names, as serve does."""
+    monkeypatch.setenv("TANKREF_DB", str(source))
+    copy = tmp_path / "copy.sqlite3"
+    code, out, err = run_cli(capsys, "backup", str(copy))
+    assert code == 0, err
+    assert "backed up 2 table(s)" in out and f"from {source} to {copy}" in out
+    assert _read(copy) == _read(source)

@@ -307,16 +307,42 @@ def test_connections_cut_mid_game_are_made_again_unseen(url: str) -> None:
         duel(live.url)
 
 
-@pytest.mark.parametrize("command", ["luck", "export", "backup"])
-def test_the_file_commands_say_they_read_sqlite_only(command: str) -> None:
-    """`tankref luck|export|backup --db postgresql://...`: one line, no password, exit 1."""
+@pytest.mark.parametrize("command", ["luck", "export"])
+@pytest.mark.parametrize(
+    "named", ["postgresql://u:s3cret@h/db", "postgresql://u:s3cret@/db?host=/nonexistent"]
+)
+def test_the_reading_commands_on_an_unreachable_server_say_so_in_one_line(
+    command: str, named: str
+) -> None:
+    """`tankref luck|export --db postgresql://...` with no server there: one line naming the
+    URL without its password, exit 1 (a real process: no traceback either)."""
     args = ["TABLE"] if command == "export" else []
     done = subprocess.run(
-        [sys.executable, "-m", "tankref", command, *args, "--db", "postgresql://u:s3cret@h/db"],
+        [sys.executable, "-m", "tankref", command, *args, "--db", named],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1
-    assert "reads SQLite files only" in done.stderr and "postgresql://u:***@h/db" in done.stderr
-    assert "s3cret" not in done.stderr + done.stdout
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"tankref {command}: {named.replace('s3cret', '***')}: ")
+    assert "cannot connect" in done.stderr and "s3cret" not in done.stderr
+
+
+def test_backup_of_a_postgresql_database_points_to_pg_dump_and_migrate() -> None:
+    """`tankref backup` copies SQLite files; on a PostgreSQL URL (--db or TANKREF_DB) it says
+    in one line what does back one up: pg_dump, or a verified copy into a file."""
+    named = "postgresql://u:s3cret@h/db"
+    for args, env in ((["--db", named], {}), ([], {"TANKREF_DB": named})):
+        done = subprocess.run(
+            [sys.executable, "-m", "tankref", "backup", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **env},
+        )
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert "pg_dump" in done.stderr
+        assert "tankref migrate --from postgresql://u:***@h/db --to sqlite:FILE" in done.stderr
+        assert "s3cret" not in done.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,15 @@ from typing import Any
 import pytest
 
 from pgkit import fresh_database, raw
-from tankref.server.store import EventRow, Snapshot, StoreError, TableRow, WriteConflict
+from tankref.server.store import (
+    CreationLimited,
+    EventRow,
+    Quota,
+    Snapshot,
+    StoreError,
+    TableRow,
+    WriteConflict,
+)
 from tankref.server.stores import Store, open_store
 
 
@@ -251,3 +260,135 @@ def test_another_programs_database_is_refused_untouched(kind: Kind) -> None:
     with pytest.raises(StoreError, match="not a tankref database"):
         kind.open()
     assert kind.execute("INSERT INTO invoices (id, total) VALUES (1, 2)") == 1
+
+
+HOUR = 3600
+T = 1_800_000_000.0  # a time in 2027, in seconds since the epoch (the referee's clock)
+
+
+def per_hour(address: str, at: float, limit: int = 2) -> Quota:
+    return Quota(address, limit, at)
+
+
+def test_the_creation_limit_counts_tables_made_and_says_when_to_come_back(
+    kind: Kind, store: Store
+) -> None:
+    """Two tables an hour per address: the third within the hour is refused with the seconds
+    until the first leaves the hour, and nothing is written; asking is not counted, nor is a
+    creation the database refuses; another address has its own count; an hour after a
+    creation it no longer counts."""
+    store.add_table(table_row("a1"), quota=per_hour("a", T))
+    store.add_table(table_row("a2"), quota=per_hour("a", T + 10))
+    assert store.creation_wait(per_hour("a", T + 20)) == HOUR - 20
+    with pytest.raises(CreationLimited) as over:
+        store.add_table(table_row("a3"), {"Red": "r" * 64}, quota=per_hour("a", T + 20))
+    assert over.value.retry_after == HOUR - 20
+    assert store.table("a3") is None and store.seat_tokens("a3") == {}
+    assert store.creation_wait(per_hour("a", T + 20, limit=3)) is None  # a higher limit: room
+
+    for _ in range(3):  # asked, not made: nothing counted
+        assert store.creation_wait(per_hour("b", T)) is None
+    with pytest.raises(kind.refused):  # a1 exists: the database refuses the row
+        store.add_table(table_row("a1"), quota=per_hour("b", T))
+    store.add_table(table_row("b1"), quota=per_hour("b", T))
+    store.add_table(table_row("b2"), quota=per_hour("b", T + 1))
+    with pytest.raises(CreationLimited):
+        store.add_table(table_row("b3"), quota=per_hour("b", T + 2))
+
+    # Sent when Retry-After said, it is made: the first creation has just left the hour.
+    assert store.creation_wait(per_hour("a", T + HOUR - 1)) == 1
+    assert store.creation_wait(per_hour("a", T + HOUR - 0.5)) == 1  # whole seconds, up
+    store.add_table(table_row("a4"), quota=per_hour("a", T + HOUR))
+    assert store.creation_wait(per_hour("a", T + HOUR)) == 10  # now the second must leave
+    # A limit lowered since (a restart with a smaller one): the wait is until enough have
+    # left for one more, not until the oldest has.
+    assert store.creation_wait(per_hour("a", T + HOUR, limit=1)) == HOUR
+    assert store.table_ids() == ["a1", "a2", "a4", "b1", "b2"]
+
+
+def test_the_creation_count_is_the_databases_on_postgresql_the_processs_on_sqlite(
+    kind: Kind, store: Store
+) -> None:
+    """PostgreSQL keeps the count in the database: another store on it (another worker, or
+    the referee started again) counts what this one made. SQLite keeps it in the one
+    referee process's memory, as before: a restart starts it afresh."""
+    store.add_table(table_row("a1"), quota=per_hour("a", T, limit=1))
+    other = kind.open()
+    try:
+        waits = other.creation_wait(per_hour("a", T + 1, limit=1))
+        if kind.name == "postgres":
+            assert waits == HOUR - 1
+            with pytest.raises(CreationLimited):
+                other.add_table(table_row("a2"), quota=per_hour("a", T + 1, limit=1))
+        else:
+            assert waits is None
+    finally:
+        other.close()
+
+
+# SQLite is one referee process: one event loop makes every table, so no race to run.
+@pytest.mark.parametrize("kind", ["postgres"], indirect=True)
+def test_workers_racing_for_the_last_table_allowed_make_no_more_than_the_limit(
+    kind: Kind,
+) -> None:
+    """Four stores on one PostgreSQL database (four workers), each trying three tables for
+    one address at the same moment, limit 3: exactly three are made, the rest refused."""
+    stores = [kind.open() for _ in range(4)]
+    start = threading.Barrier(len(stores))
+    made: list[str] = []
+    refused: list[int] = []
+
+    def make(n: int, own: Store) -> None:
+        start.wait()
+        for k in range(3):
+            table_id = f"w{n}-{k}"
+            try:
+                own.add_table(table_row(table_id), quota=per_hour("a", T + n, limit=3))
+                made.append(table_id)
+            except CreationLimited as over:
+                refused.append(over.retry_after)
+
+    try:
+        threads = [threading.Thread(target=make, args=(n, s)) for n, s in enumerate(stores)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert len(made) == 3 and len(refused) == 9
+        assert sorted(stores[0].table_ids()) == sorted(made)
+        assert all(HOUR - 3 <= wait <= HOUR for wait in refused)
+    finally:
+        for own in stores:
+            own.close()
+
+
+# SQLite keeps the count in memory: its file's schema is unchanged.
+@pytest.mark.parametrize("kind", ["postgres"], indirect=True)
+def test_a_schema_1_postgresql_database_gets_the_creation_count(kind: Kind, store: Store) -> None:
+    """A database made before the shared creation limit (schema 1) is given its table when
+    a referee opens it, its tables and logs untouched."""
+    store.add_table(table_row("t1"))
+    store.append(event(1))
+    store.close()
+    kind.execute("DROP TABLE table_creations")
+    kind.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+    again = kind.open()
+    try:
+        assert again.events("t1") == [event(1)]
+        again.add_table(table_row("t2"), quota=per_hour("a", T, limit=1))
+        assert again.creation_wait(per_hour("a", T, limit=1)) == HOUR
+    finally:
+        again.close()
+    assert kind.execute("UPDATE meta SET value = value WHERE key = 'schema' AND value = '2'") == 1
+
+
+@pytest.mark.parametrize("kind", ["postgres"], indirect=True)
+def test_creations_that_left_the_hour_are_pruned(kind: Kind, store: Store) -> None:
+    """The database keeps only the last hour's creations: making a table prunes the older
+    ones, whichever address made them."""
+    store.add_table(table_row("a1"), quota=per_hour("a", T))
+    store.add_table(table_row("b1"), quota=per_hour("b", T + 10))
+    store.add_table(table_row("c1"), quota=per_hour("c", T + HOUR + 10))
+    store.close()
+    assert kind.execute(f"DELETE FROM table_creations WHERE made_at < {T + HOUR}") == 0
+    assert kind.execute("DELETE FROM table_creations") == 1

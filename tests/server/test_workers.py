@@ -445,3 +445,62 @@ def test_a_table_made_on_one_worker_is_found_and_listed_on_the_other(url: str) -
         assert moved.status_code == 200, moved.text
         assert table.read()["seq"] == 5
         at_two.close()
+
+
+LIMITED = ("--tables-per-hour", "3", "--forwarded-allow-ips", "127.0.0.1")
+
+
+def _create(base: str, address: str) -> httpx.Response:
+    """A new table asked for by ``address`` (as the proxy on this machine says)."""
+    return httpx.post(f"{base}/tables", json={}, headers={"X-Forwarded-For": address}, timeout=30)
+
+
+def _limited(reply: httpx.Response) -> bool:
+    return (
+        reply.status_code == 429
+        and reply.json()["code"] == "TABLE_CREATION_LIMIT"
+        and 3500 <= int(reply.headers["Retry-After"]) <= 3600
+    )
+
+
+def test_the_table_creation_limit_is_one_count_for_both_workers(url: str, tmp_path: Path) -> None:
+    """Two referee processes on one database, three tables an hour per address: one
+    address's creations alternate between them, three made, then 429 with Retry-After on
+    either; another address makes its own; eight creations at once from a third address,
+    over both processes: exactly three made."""
+    with serve_pg(url, tmp_path, *LIMITED) as a, serve_pg(url, tmp_path, *LIMITED) as b:
+        made = [_create(base, "203.0.113.1") for base in (a.base, b.base, a.base)]
+        assert [r.status_code for r in made] == [201, 201, 201]
+        assert all(_limited(_create(base, "203.0.113.1")) for base in (b.base, a.base, b.base))
+        assert _create(b.base, "203.0.113.2").status_code == 201
+        assert _create(a.base, "203.0.113.2").status_code == 201
+        start = threading.Barrier(8)
+
+        def race(n: int) -> httpx.Response:
+            start.wait()
+            return _create((a.base, b.base)[n % 2], "203.0.113.3")
+
+        raced: list[httpx.Response] = []
+        threads = [threading.Thread(target=lambda n=n: raced.append(race(n))) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert sorted(r.status_code for r in raced) == [201] * 3 + [429] * 5
+        assert all(_limited(r) for r in raced if r.status_code == 429)
+        for base in (a.base, b.base):
+            assert len(httpx.get(f"{base}/tables", timeout=30).json()) == 3 + 2 + 3
+
+
+def test_serve_workers_2_counts_tables_once_whichever_worker_answers(
+    url: str, tmp_path: Path
+) -> None:
+    """`tankref serve --workers 2 --tables-per-hour 3` on one port: three tables made, then
+    every further one refused whichever worker takes the connection (each request a new
+    connection); another address unaffected."""
+    with serve_pg(url, tmp_path, "--workers", "2", *LIMITED) as serving:
+        _workers(serving, 2)
+        made = [_create(serving.base, "198.51.100.1") for _ in range(3)]
+        assert [r.status_code for r in made] == [201, 201, 201]
+        assert all(_limited(_create(serving.base, "198.51.100.1")) for _ in range(8))
+        assert _create(serving.base, "198.51.100.2").status_code == 201

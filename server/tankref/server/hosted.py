@@ -19,7 +19,6 @@ import logging
 import secrets
 import time
 import tomllib
-from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
@@ -27,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from tankref.server.errors import ApiError
+from tankref.server.store import HOUR, Quota
+from tankref.server.stores import Store
 
 log = logging.getLogger("tankref.server")
 access = logging.getLogger("tankref.access")
 
-HOUR = 3600.0
 # What --public turns on when neither a flag nor the settings file says otherwise.
 PUBLIC_TABLES_PER_HOUR = 20
 PUBLIC_EXPIRE_AFTER_HOURS = 14 * 24.0
@@ -135,38 +135,33 @@ def profile_fields() -> tuple[str, ...]:
 
 
 class CreationLimit:
-    """At most ``per_hour`` tables created from one client address in any hour."""
+    """At most ``per_hour`` tables created from one client address in any hour, counted by
+    the store: in the database on PostgreSQL, so every worker on it shares one count."""
 
-    def __init__(self, per_hour: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, per_hour: int, *, clock: Callable[[], float] = time.time) -> None:
         self.per_hour = per_hour
-        self.clock = clock
-        self._made: dict[str, deque[float]] = {}
+        self.clock = clock  # a wall clock: the workers' times are compared in the database
 
-    def admit(self, address: str) -> None:
+    def admit(self, store: Store, address: str) -> Quota:
         """Refuses a creation from ``address`` that would pass the limit (429, Retry-After),
-        before anything else happens: the state and the log stay as they were."""
-        now = self.clock()
-        made = self._made.setdefault(address, deque())
-        while made and made[0] <= now - HOUR:
-            made.popleft()
-        if len(made) >= self.per_hour:
-            wait = max(1, int(made[0] + HOUR - now + 0.999))
-            raise ApiError(
-                429,
-                "TABLE_CREATION_LIMIT",
-                f"at most {self.per_hour} tables an hour from one address (tables-per-hour); "
-                f"try again in {wait} s",
-                details={"tables_per_hour": self.per_hour, "retry_after": wait},
-                headers={"Retry-After": str(wait)},
-            )
+        before its body is looked at: the state and the log stay as they were. Admitted, the
+        table is made under the quota returned, which checks and counts it again with the
+        table (a creation the body refuses does not count)."""
+        quota = Quota(address, self.per_hour, self.clock())
+        wait = store.creation_wait(quota)
+        if wait is not None:
+            raise self.refusal(wait)
+        return quota
 
-    def made(self, address: str) -> None:
-        """A table was created from ``address`` (a refused body does not count)."""
-        now = self.clock()
-        self._made.setdefault(address, deque()).append(now)
-        if len(self._made) > 10_000:  # addresses seen once long ago: forgotten
-            for key in [k for k, v in self._made.items() if not v or v[-1] <= now - HOUR]:
-                del self._made[key]
+    def refusal(self, wait: int) -> ApiError:
+        return ApiError(
+            429,
+            "TABLE_CREATION_LIMIT",
+            f"at most {self.per_hour} tables an hour from one address (tables-per-hour); "
+            f"try again in {wait} s",
+            details={"tables_per_hour": self.per_hour, "retry_after": wait},
+            headers={"Retry-After": str(wait)},
+        )
 
 
 # --- abandoned tables -------------------------------------------------------------------------

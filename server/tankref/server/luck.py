@@ -17,7 +17,6 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -39,7 +38,8 @@ from tankref.core.ruleset import Ruleset
 from tankref.core.timeline import first_state
 from tankref.rulesets import get_ruleset
 from tankref.server.referee import Referee, TableHost
-from tankref.server.store import EventRow, EventStore, TableRow
+from tankref.server.store import EventRow, TableRow
+from tankref.server.stores import Store
 
 __all__ = [
     "AllLuck",
@@ -48,7 +48,7 @@ __all__ = [
     "NoSuchTable",
     "TableLuck",
     "TableLuckReply",
-    "luck_from_db",
+    "luck_from_store",
     "luck_text",
 ]
 
@@ -258,20 +258,17 @@ class NoSuchTable(LookupError):
     pass
 
 
-def luck_from_db(db: Path, table_id: str | None) -> TableLuckReply | AllLuck:
-    """What the routes answer, read from a database file (the server need not run)."""
-    store = EventStore(db)
-    try:
-        ref = Referee(store)
-        desk = LuckDesk()
-        if table_id is not None:
-            host = ref.find(table_id)
-            if host is None:
-                raise NoSuchTable(f"no table {table_id!r} in {db}")
-            return TableLuckReply(**desk.count_now(ref, host).model_dump())
-        return desk.book.aggregate([desk.count_now(ref, h) for h in ref.hosts()])
-    finally:
-        store.close()
+def luck_from_store(store: Store, table_id: str | None) -> TableLuckReply | AllLuck:
+    """What the routes answer, read from the referee's database, either store (the server
+    need not run). The store is left open: its opener closes it."""
+    ref = Referee(store)
+    desk = LuckDesk()
+    if table_id is not None:
+        host = ref.find(table_id)
+        if host is None:
+            raise NoSuchTable(f"no table {table_id!r} in {store.where}")
+        return TableLuckReply(**desk.count_now(ref, host).model_dump())
+    return desk.book.aggregate([desk.count_now(ref, h) for h in ref.hosts()])
 
 
 def _player_lines(player: PlayerLuck) -> list[str]:

@@ -60,9 +60,10 @@ Progress = Callable[[str], None]
 
 def named_store(named: str, *, must_exist: bool = False) -> Store:
     """``sqlite:FILE`` (or a bare file path), or a ``postgresql://`` URL (copied back into a
-    file the same way)."""
+    file the same way). ``must_exist``: the source, which is only read (an empty PostgreSQL
+    database is refused, not given the referee's tables)."""
     if is_postgres(named):
-        return open_store(named)
+        return open_store(named, create=not must_exist)
     path = Path(named.removeprefix(SQLITE_PREFIX)).expanduser()
     if must_exist and not path.is_file():  # opening it would make an empty one
         raise MigrateRefused(f"--from: no SQLite file at {path}")

@@ -17,6 +17,9 @@ SQLite, with the same guarantees, for a referee that runs on a database server.
   events also notifies ``CHANNEL`` (in the same transaction, so a notification never comes
   before its commit) with the writer's origin, the table and its last seq; ``listen`` hears
   them on a connection of its own (``PgListener``).
+- The hosted profile's creation limit is counted here too (``table_creations``), so every
+  process on the database shares it: a table and its count are one transaction, under a
+  lock per client address, so two processes racing cannot both make the last one allowed.
 
 Columns are text as in SQLite (a log entry is served byte for byte as it was stored).
 """
@@ -33,8 +36,10 @@ from typing import Any, TypeVar
 
 from tankref.server.dburl import without_password
 from tankref.server.store import (
+    CreationLimited,
     EventRow,
     LoggedSnapshot,
+    Quota,
     Reopened,
     Snapshot,
     StoreError,
@@ -56,7 +61,9 @@ try:
 except ImportError:  # an optional extra: SQLite needs none of it
     psycopg = None  # type: ignore[assignment]
 
-SCHEMA_VERSION = 1  # PostgreSQL's own numbering: 1, as SQLite's schema 2 (snapshots)
+# PostgreSQL's own numbering: 1, as SQLite's schema 2 (snapshots); 2: table_creations (the
+# creation limit shared by every process), added to a schema 1 database when it is opened.
+SCHEMA_VERSION = 2
 CONNECT_TIMEOUT = 5  # seconds: an unreachable server is said so, not waited on
 # Seconds the event loop waits for a new connection when its own was lost; a connection still
 # being made after that is waited for off the loop, and requests meanwhile are answered 503.
@@ -73,6 +80,8 @@ TCP_SETTINGS = {
 # Advisory locks are two 32-bit keys: tankref's ("tank") and the table's.
 LOCK_CLASS = 0x74616E6B
 SCHEMA_LOCK = 0  # the table key of the lock taken while the schema is made
+# The creation limit's locks: ("addr", the client address's key), apart from the tables'.
+ADDRESS_LOCK_CLASS = 0x61646472
 # What a commit that logs events notifies: "ORIGIN TABLE_ID SEQ" (the table's last seq in it).
 CHANNEL = "tankref_log"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
@@ -148,6 +157,28 @@ CREATE TRIGGER events_append_only_truncate BEFORE TRUNCATE ON events
     FOR EACH STATEMENT EXECUTE FUNCTION tankref_append_only();
 """
 
+# Schema 2. Tables made per client address in the last hour (the hosted profile's limit):
+# not the record, pruned as they leave the hour; a deleted table still counted.
+_CREATIONS = """
+CREATE TABLE table_creations (
+    address TEXT NOT NULL,
+    made_at DOUBLE PRECISION NOT NULL  -- seconds since the epoch, the referee's clock
+);
+CREATE INDEX table_creations_by_address ON table_creations (address, made_at);
+CREATE INDEX table_creations_by_time ON table_creations (made_at);
+"""
+# The times still in the window that decide the wait (``Quota.wait``), newest first.
+_MADE = (
+    "SELECT made_at FROM table_creations WHERE address = %s AND made_at > %s "
+    "ORDER BY made_at DESC LIMIT %s"
+)
+# Creations that left the hour, any address's, a few at a time; rows another transaction
+# is pruning are skipped, never waited for (two prunes never wait on each other).
+_PRUNE = (
+    "DELETE FROM table_creations WHERE ctid = ANY(ARRAY("
+    "SELECT ctid FROM table_creations WHERE made_at <= %s LIMIT 100 FOR UPDATE SKIP LOCKED))"
+)
+
 _EVENT_COLUMNS = (
     "table_id, seq, request_id, request_sha256, action, dice, entry, result_sha256, "
     "state_sha256, version, created_at"
@@ -198,8 +229,11 @@ class PgStore:
     conninfo). The event loop's reads and single writes go on one connection in autocommit
     mode; the group commit and worker threads' reads on connections of their own."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, create: bool = True) -> None:
+        """``create``: make the referee's tables in an empty database (False: refuse it, for
+        the commands that only read a referee's database)."""
         self.url = url
+        self._create = create
         self._where = without_password(url) if "://" in url else "PostgreSQL"
         if psycopg is None:
             raise StoreError(
@@ -286,7 +320,11 @@ class PgStore:
                 )
             }
             if not names:
-                db.execute(_SCHEMA)
+                if not self._create:
+                    raise StoreError(
+                        f"{self._where}: no referee database there (it has no tables yet)"
+                    )
+                db.execute(_SCHEMA + _CREATIONS)
                 db.execute(
                     "INSERT INTO meta (key, value) VALUES ('schema', %s)", (str(SCHEMA_VERSION),)
                 )
@@ -297,14 +335,20 @@ class PgStore:
                     f"{', '.join(sorted(names)[:5])})"
                 )
             found = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if found is None or not str(found[0]).isdigit():
-            raise StoreError(f"{self._where}: not a tankref database (no schema version)")
-        if int(found[0]) > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self._where}: written by a newer tankref (schema {found[0]}); upgrade tankref"
-            )
-        if int(found[0]) < SCHEMA_VERSION:  # none yet: 1 is the first
-            raise StoreError(f"{self._where}: an unknown schema {found[0]}")
+            if found is None or not str(found[0]).isdigit():
+                raise StoreError(f"{self._where}: not a tankref database (no schema version)")
+            if int(found[0]) > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self._where}: written by a newer tankref (schema {found[0]}); "
+                    "upgrade tankref"
+                )
+            if int(found[0]) < 1:
+                raise StoreError(f"{self._where}: an unknown schema {found[0]}")
+            if int(found[0]) == 1:  # before the shared creation limit: its table added
+                db.execute(_CREATIONS)
+                db.execute(
+                    "UPDATE meta SET value = %s WHERE key = 'schema'", (str(SCHEMA_VERSION),)
+                )
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         def read(db: Connection) -> list[tuple[Any, ...]]:
@@ -346,7 +390,10 @@ class PgStore:
             if db.execute("SELECT pg_is_in_recovery()").fetchone()[0]:
                 raise StoreError(f"{self._where}: a read-only standby; name the primary")
             with db.transaction():
-                db.execute("LOCK TABLE events, snapshots, quiet_requests IN ROW EXCLUSIVE MODE")
+                db.execute(
+                    "LOCK TABLE events, snapshots, quiet_requests, table_creations "
+                    "IN ROW EXCLUSIVE MODE"
+                )
                 raise _RolledBack
         except _RolledBack:
             pass
@@ -370,9 +417,29 @@ class PgStore:
 
     # --- tables ----------------------------------------------------------------------------
     def add_table(
-        self, row: TableRow, seat_tokens: dict[str, str] | None = None, *, demo: bool = False
+        self,
+        row: TableRow,
+        seat_tokens: dict[str, str] | None = None,
+        *,
+        demo: bool = False,
+        quota: Quota | None = None,
     ) -> None:
+        """The table's row, its seats' token hashes and its demo mark in one transaction;
+        ``quota``: checked and counted in that transaction too, under the address's lock
+        (another process making a table for the same address waits for this commit, then
+        counts it), and refused beyond it (``CreationLimited``, nothing written)."""
+
         def steps(db: Connection) -> None:
+            if quota is not None:
+                db.execute(_LOCK_TABLE, (ADDRESS_LOCK_CLASS, table_key(quota.address)))
+                wait = _creation_wait(db, quota)
+                if wait is not None:
+                    raise CreationLimited(wait)  # the transaction rolls back: nothing made
+                db.execute(
+                    "INSERT INTO table_creations (address, made_at) VALUES (%s, %s)",
+                    (quota.address, quota.at),
+                )
+                db.execute(_PRUNE, (quota.window_start,))
             db.execute(
                 f"INSERT INTO tables ({_TABLE_COLUMNS}) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -387,6 +454,11 @@ class PgStore:
                 db.execute("INSERT INTO demo_tables (table_id) VALUES (%s)", (row.id,))
 
         self._write(steps)
+
+    def creation_wait(self, quota: Quota) -> int | None:
+        """Seconds until ``quota.address`` may make another table (None: now), as every
+        process on this database has counted."""
+        return self._read(lambda db: _creation_wait(db, quota))
 
     def demo_table_ids(self) -> set[str]:
         return {str(r[0]) for r in self._rows("SELECT table_id FROM demo_tables")}
@@ -564,6 +636,11 @@ class _Connecting:
             self.error = exc
         finally:
             self.done.set()
+
+
+def _creation_wait(db: Connection, quota: Quota) -> int | None:
+    made = db.execute(_MADE, (quota.address, quota.window_start, quota.per_hour)).fetchall()
+    return quota.wait([float(r[0]) for r in made])
 
 
 class _RolledBack(Exception):

@@ -50,6 +50,7 @@ from tankref.server.schemas import (
 from tankref.server.store import (
     EventRow,
     LoggedSnapshot,
+    Quota,
     Reopened,
     Snapshot,
     StoreFailure,
@@ -692,7 +693,9 @@ class Referee:
         return host.timeline.in_effect(self.store.events(host.id, after=after))
 
     # --- tables ----------------------------------------------------------------------------
-    def create_table(self, body: CreateTable) -> TableCreated:
+    def create_table(self, body: CreateTable, *, quota: Quota | None = None) -> TableCreated:
+        """A new table from ``body`` (refused with a 4xx naming the field); ``quota``: the
+        creation limit it is made under (``CreationLimited`` beyond it, nothing made)."""
         if body.ruleset not in ruleset_names():
             raise ApiError(
                 422,
@@ -743,7 +746,9 @@ class Referee:
             seed_chosen=body.dice.seed is not None,
             version=self.version(rules.name),
         )
-        self.store.add_table(row, {p: _sha256(t) for p, t in seat_tokens.items()}, demo=body.demo)
+        self.store.add_table(
+            row, {p: _sha256(t) for p, t in seat_tokens.items()}, demo=body.demo, quota=quota
+        )
         if body.demo:
             self.demo_ids.add(row.id)
         host = self._host_from_row(row, state)

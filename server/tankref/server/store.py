@@ -19,9 +19,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import queue
 import sqlite3
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +146,44 @@ class StoreUnavailable(StoreFailure):
     Retry-After). The write it refused is not applied."""
 
 
+class CreationLimited(Exception):
+    """A table refused by the creation limit (``Quota``): nothing was written."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many tables from this address; try again in {retry_after} s")
+        self.retry_after = retry_after
+
+
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class Quota:
+    """At most ``per_hour`` tables from ``address`` in any hour (the hosted profile's
+    tables-per-hour). ``at``: now, in seconds since the epoch, as the referee's clock says:
+    a wall clock, the same for every worker on one machine (and NTP's on several)."""
+
+    address: str
+    per_hour: int
+    at: float
+
+    @property
+    def window_start(self) -> float:
+        """A creation at or before this has left the hour and no longer counts."""
+        return self.at - HOUR
+
+    def wait(self, made: Sequence[float]) -> int | None:
+        """Seconds until one more table is admitted, given the times ``made`` of the tables
+        still in the window, newest first (None: admitted now). When ``per_hour`` or more
+        count, the one ``per_hour`` places back from the newest must leave the hour first."""
+        if len(made) < self.per_hour:
+            return None
+        leaves = made[self.per_hour - 1] + HOUR
+        # Whole seconds, rounded up (sent then, it is admitted); at most an hour, even if
+        # the clock was set back.
+        return min(int(HOUR), max(1, math.ceil(leaves - self.at)))
+
+
 class WriteConflict(StoreFailure):
     """Another writer (another referee process) logged this table's next event first: this
     referee's copy of the table is behind its log and must catch up before it writes."""
@@ -242,6 +282,10 @@ class EventStore:
             self.db.executescript(_SCHEMA)
             self._check_version()
             self._writer: GroupCommit | None = None  # started by the first queued write
+            # Tables made per client address (times, oldest first), for the creation limit.
+            # Kept in memory: SQLite is one referee process, whose memory every request
+            # shares, and the file's schema stays as it was (as the limit did before).
+            self._made: dict[str, deque[float]] = {}
         except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError) as exc:
             # A damaged file (text that is not UTF-8, a schema that does not parse ...)
             raise StoreError(
@@ -311,10 +355,21 @@ class EventStore:
 
     # --- tables ----------------------------------------------------------------------------
     def add_table(
-        self, row: TableRow, seat_tokens: dict[str, str] | None = None, *, demo: bool = False
+        self,
+        row: TableRow,
+        seat_tokens: dict[str, str] | None = None,
+        *,
+        demo: bool = False,
+        quota: Quota | None = None,
     ) -> None:
         """The table's row and its seats' token hashes (player -> SHA-256), in one go;
-        ``demo``: a table `tankref demo` made."""
+        ``demo``: a table `tankref demo` made. ``quota``: counted against it, and refused
+        (``CreationLimited``, nothing written) beyond it; one event loop thread makes every
+        table, so the check and the count are one step."""
+        if quota is not None:
+            wait = self.creation_wait(quota)
+            if wait is not None:
+                raise CreationLimited(wait)
         with self._transaction():
             self.db.execute(
                 "INSERT INTO tables (id, ruleset, created_at, token_sha256, setup, dice, "
@@ -328,6 +383,23 @@ class EventStore:
                 )
             if demo:
                 self.db.execute("INSERT INTO demo_tables (table_id) VALUES (?)", (row.id,))
+        if quota is not None:  # committed: it counts (a refused one never gets here)
+            self._made.setdefault(quota.address, deque()).append(quota.at)
+            if len(self._made) > 10_000:  # addresses not seen within the hour: forgotten
+                for gone in [a for a, m in self._made.items() if m[-1] <= quota.window_start]:
+                    del self._made[gone]
+
+    def creation_wait(self, quota: Quota) -> int | None:
+        """Seconds until ``quota.address`` may make another table (None: now)."""
+        made = self._made.get(quota.address)
+        if made is None:
+            return None
+        while made and made[0] <= quota.window_start:
+            made.popleft()
+        if not made:
+            del self._made[quota.address]  # an address seen once long ago: forgotten
+            return None
+        return quota.wait(list(reversed(made)) if len(made) >= quota.per_hour else ())
 
     def demo_table_ids(self) -> set[str]:
         return {str(r[0]) for r in self.db.execute("SELECT table_id FROM demo_tables")}

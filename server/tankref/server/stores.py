@@ -19,9 +19,11 @@ from typing import Any, Protocol
 
 from tankref.server.dburl import DB_VARIABLE, chosen_db, is_postgres, without_password
 from tankref.server.store import (
+    CreationLimited,
     EventRow,
     EventStore,
     LoggedSnapshot,
+    Quota,
     Reopened,
     Snapshot,
     StoreError,
@@ -33,6 +35,8 @@ from tankref.server.store import (
 
 __all__ = [
     "DB_VARIABLE",
+    "CreationLimited",
+    "Quota",
     "Store",
     "StoreError",
     "StoreFailure",
@@ -64,8 +68,23 @@ class Store(Protocol):
 
     # tables
     def add_table(
-        self, row: TableRow, seat_tokens: dict[str, str] | None = None, *, demo: bool = False
-    ) -> None: ...
+        self,
+        row: TableRow,
+        seat_tokens: dict[str, str] | None = None,
+        *,
+        demo: bool = False,
+        quota: Quota | None = None,
+    ) -> None:
+        """The table, in one transaction. ``quota`` (the hosted profile's creation limit):
+        checked and counted with it, atomically, for every process on the database;
+        beyond it ``CreationLimited`` is raised and nothing is written."""
+        ...
+
+    def creation_wait(self, quota: Quota) -> int | None:
+        """Seconds until ``quota.address`` may make another table (None: now); a read
+        only, nothing counted."""
+        ...
+
     def demo_table_ids(self) -> set[str]: ...
     def delete_table(self, table_id: str) -> int: ...
     def seat_tokens(self, table_id: str) -> dict[str, str]: ...
@@ -108,12 +127,14 @@ class Store(Protocol):
         ...
 
 
-def open_store(db: str | Path) -> Store:
-    """The store ``db`` names: a PostgreSQL URL, or an SQLite file path.
+def open_store(db: str | Path, *, create: bool = True) -> Store:
+    """The store ``db`` names: a PostgreSQL URL, or an SQLite file path. ``create=False``:
+    an empty PostgreSQL database is refused rather than given the referee's tables (the
+    commands that only read; they check an SQLite file is there themselves).
 
     Raises StoreError (one line, never the password) when it cannot be used."""
     if is_postgres(db):
         from tankref.server.pgstore import PgStore  # psycopg only when it is asked for
 
-        return PgStore(str(db))
+        return PgStore(str(db), create=create)
     return EventStore(Path(db).expanduser() if isinstance(db, str) else db)

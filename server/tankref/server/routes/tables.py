@@ -17,6 +17,7 @@ from tankref.server.schemas import (
     TableListItem,
     TableRead,
 )
+from tankref.server.store import CreationLimited
 
 router = APIRouter(prefix="/tables", tags=["tables"])
 
@@ -40,10 +41,11 @@ async def create_table(
         return ref.create_table(body)
     # The client's address: the proxy's X-Forwarded-For when it comes from a trusted proxy.
     address = connection.client.host if connection.client else ""
-    limit.admit(address)
-    created = ref.create_table(body)
-    limit.made(address)
-    return created
+    quota = limit.admit(ref.store, address)
+    try:
+        return ref.create_table(body, quota=quota)
+    except CreationLimited as over:  # another worker made the last one allowed meanwhile
+        raise limit.refusal(over.retry_after) from None
 
 
 @router.get("", response_model=list[TableListItem])
