@@ -33,6 +33,14 @@ TIMEOUT_MS = 10_000
 @contextmanager
 def chromium(profile: Path) -> Iterator[Any]:
     """Debian's Chromium through Playwright, with a fresh profile in ``profile``."""
+    with chromiums(profile) as (context,):
+        yield context
+
+
+@contextmanager
+def chromiums(*profiles: Path) -> Iterator[list[Any]]:
+    """One Chromium per profile, sharing nothing (storage, cookies): players on two
+    computers."""
     if not CHROMIUM.exists():
         pytest.fail(
             f"{CHROMIUM} is missing: install Debian's chromium "
@@ -43,16 +51,22 @@ def chromium(profile: Path) -> Iterator[Any]:
     except ImportError:
         pytest.fail("the Python package playwright is missing: pip install -e '.[test]'")
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1366, "height": 768},
-        )
-        context.set_default_timeout(TIMEOUT_MS)
-        yield context
-        context.close()
+        contexts = []
+        for profile in profiles:
+            context = playwright.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=str(CHROMIUM),
+                headless=True,
+                args=CHROMIUM_ARGS,
+                viewport={"width": 1366, "height": 768},
+            )
+            context.set_default_timeout(TIMEOUT_MS)
+            contexts.append(context)
+        try:
+            yield contexts
+        finally:
+            for context in contexts:
+                context.close()
 
 
 class Watch:

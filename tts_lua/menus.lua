@@ -143,7 +143,7 @@ end
 
 local function table_created(job, outcome)
   picker.cancel()
-  model.new_table(outcome.body.table_id, outcome.body.token, outcome.body.seat_tokens)
+  model.new_table(outcome.body.table_id, outcome.body.token, outcome.body.seat_tokens, outcome.body.seat_links)
   model.state.table_ruleset = job.body.ruleset
   model.state.table_setup = job.table_setup
   model.state.players = (outcome.body.table or {}).players
@@ -362,6 +362,10 @@ function M.chat(message, sender)
   -- A void is each side's own ask, sent with its seat token: the side of the player who typed.
   if string.match(message, "^!tankref void") then
     M.void(colour, tonumber(string.match(message, "^!tankref void%s+(%d+)")))
+    return false
+  end
+  if string.match(message, "^!tankref seatlink") then
+    seats.send_link(colour)
     return false
   end
   if string.match(message, "^!tankref undo") then

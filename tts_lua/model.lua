@@ -13,6 +13,7 @@ M.state = {
   table_id = nil,
   token = nil,
   seat_tokens = nil, -- side -> that side's own seat token (a void, its seed): secrets, like token
+  seat_links = nil, -- side -> that side's seat link (the live page as that seat): secrets too
   last_rolled = nil, -- seq of the latest entry drawn that rolled dice ("!tankref void" voids it)
   seq = 0, -- every log entry up to here has been drawn
   counter = 0,
@@ -77,10 +78,11 @@ function M.has_table()
   return M.state.table_id ~= nil and M.state.token ~= nil
 end
 
-function M.new_table(table_id, token, seat_tokens)
+function M.new_table(table_id, token, seat_tokens, seat_links)
   M.state.table_id = table_id
   M.state.token = token
   M.state.seat_tokens = seat_tokens or {}
+  M.state.seat_links = seat_links or {}
   M.state.last_rolled = nil
   M.state.seq = 0
   M.state.smoke = {}
@@ -91,6 +93,21 @@ function M.new_table(table_id, token, seat_tokens)
   -- os.time() is fractional in MoonSharp: whole seconds, so ids keep to [A-Za-z0-9._:-].
   M.state.session = string.format("%d", math.floor(os.time()))
   M.state.counter = 0
+end
+
+-- A side's seat link, as the referee made it at New table; a table made before the referee
+-- gave seat links has its link made here the referee's way, from the board's referee URL.
+function M.seat_link(side)
+  local link = (M.state.seat_links or {})[side]
+  if link ~= nil then
+    return link
+  end
+  local token = (M.state.seat_tokens or {})[side]
+  if token == nil or M.state.table_id == nil then
+    return nil
+  end
+  return M.state.url .. "/#/tables/" .. util.escape(M.state.table_id) .. "/seat/"
+    .. util.escape(side) .. "/" .. util.escape(token)
 end
 
 -- A loaded or rewound game starts a fresh id prefix: a rewind brings back an older counter,

@@ -3,7 +3,7 @@
 -- named after a TTS colour sits there; others take Red, then Blue). Only a side's seat moves
 -- and orders its units. The host and promoted players are the table's referee: they may act
 -- for any side (the chat says so), and only they create tables, change the referee URL, end
--- the game or give rulings.
+-- the game or give rulings. A side's player may ask for their own seat link.
 local util = use("util")
 local model = use("model")
 
@@ -144,6 +144,29 @@ function M.referee_only(colour, what)
   end
   refuse(string.format("%s is for the host or a promoted player (%s may not).", util.str(what), util.str(M.who(colour))))
   return false
+end
+
+-- "!tankref seatlink": the typing player's own seat link (the live page as their side: its
+-- seed, its void), printed to that player alone: it is a secret like their seat token.
+function M.send_link(colour)
+  local function tell(text, tint)
+    printToColor(text, colour, tint or { 1, 0.5, 0.3 })
+  end
+  if not model.has_table() then
+    tell("tankref: there is no table yet: the host presses New table first.")
+    return
+  end
+  local side = M.side_of(colour)
+  if side == nil then
+    tell("tankref: " .. util.str(M.who(colour)) .. " sits at no side of this table: a seat link is for a side's own player.")
+    return
+  end
+  local link = model.seat_link(side)
+  if link == nil then
+    tell("tankref: this table was made before seat tokens: " .. util.str(side) .. " has no seat link.")
+    return
+  end
+  tell("tankref: your seat link for " .. util.str(side) .. " (a secret: whoever opens it gives your seed and asks your voids; share it with nobody): " .. link, { 0.6, 1, 0.6 })
 end
 
 return M

@@ -170,6 +170,13 @@ function M.referee_url(text)
   return scheme .. "://" .. string.lower(host) .. port .. path
 end
 
+-- One part of a URL %-escaped as the referee escapes it (all but A-Z a-z 0-9 - . _ ~).
+function M.escape(text)
+  return (string.gsub(M.str(text), "[^A-Za-z0-9%-._~]", function(c)
+    return string.format("%%%02X", string.byte(c))
+  end))
+end
+
 function M.count(t)
   local n = 0
   for _ in pairs(t) do

@@ -249,6 +249,7 @@ def test_openapi_document_is_valid_and_documents_the_rules(
         "GET /tables/{table_id}",
         "DELETE /tables/{table_id}",
         "GET /tables/{table_id}/links",  # for the table's creator (its token)
+        "GET /tables/{table_id}/seat",  # whose credential a token is (a seat link's check)
         "GET /tables/{table_id}/scene",
         "GET /tables/{table_id}/states/{seq}",  # the replay slider
         "PUT /tables/{table_id}/tanks/{tank_id}",

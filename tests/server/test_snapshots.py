@@ -294,8 +294,11 @@ def at_snapshot(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _both(db: Path, tmp_path: Path) -> tuple[Referee, Referee, str]:
     """The game's referee as live play left it (its whole undo stack in memory, from a
-    replay of the whole log), and one restarted on a copy (re-opened from the snapshot)."""
-    live = Referee(EventStore(db))
+    replay of the whole log), and one restarted on a copy (re-opened from the snapshot).
+    Both on copies: the module's games stay as made for every test."""
+    live_db = tmp_path / "live.sqlite3"
+    backup(db, live_db)
+    live = Referee(EventStore(live_db))
     [table_id] = live.rows
     whole = live.host(table_id)
     row = live.rows[table_id]
@@ -373,6 +376,25 @@ def test_a_void_reaching_before_the_snapshot_replays_the_whole_log_first(
         _whole_then_reopens_from_the_older_snapshot(restarted, table_id, tmp_path / "copy.sqlite3")
     finally:
         live.store.close()
+
+
+def test_a_seat_check_sees_the_void_below_the_snapshot(
+    at_snapshot: dict[str, Path], tmp_path: Path
+) -> None:
+    """Re-opened from the snapshot at its last event, the table holds no undo stack: what a
+    seat may void is read from the whole log's replay, as live play knows it (the shot; the
+    wait rolled no dice: nothing)."""
+    for last, void in (("engage", 2 * SNAPSHOT_EVERY), ("wait", None)):
+        (tmp_path / last).mkdir()
+        live, restarted, table_id = _both(at_snapshot[last], tmp_path / last)
+        try:
+            theirs = asyncio.run(live.seat_check(live.host(table_id), "Blue"))
+            ours = asyncio.run(restarted.seat_check(restarted.host(table_id), "Blue"))
+            assert ours == theirs
+            assert (ours.void.seq if ours.void else None) == void, last
+        finally:
+            live.store.close()
+            restarted.store.close()
 
 
 def test_a_tampered_snapshot_is_passed_over_with_a_warning(

@@ -66,6 +66,7 @@ class LuaScriptError(RuntimeError):
 class Chat:
     text: str
     kind: str  # broadcast | print | log | player (typed by a player)
+    to: str | None = None  # printToColor's player colour: only that player sees it
 
 
 @dataclass
@@ -627,6 +628,12 @@ class FakeTTS:
     def said(self, fragment: str) -> bool:
         return any(fragment in c.text for c in self.chat)
 
+    def seen_by(self, color: str) -> str:
+        """The chat as the player at ``color`` sees it: what went to everyone, and what was
+        printed to that colour alone (nobody sees what went to a colour nobody holds)."""
+        seated = self.player(color).seated
+        return "\n".join(c.text for c in self.chat if c.to is None or (c.to == color and seated))
+
 
 def _vector_lines(lines: Any) -> list[dict[str, Any]]:
     """Lines as setVectorLines takes them: only VectorLine's parameters (api-names.json). A
@@ -757,6 +764,13 @@ class _Api:
             tts.chat.append(Chat(str(message), "print"))
             return True
 
+        def print_to(message: str, player_color: Any, tint: Any = None) -> bool:
+            # The API's player_color is a Player Color: anything else is a script error.
+            if player_color not in SEAT_COLOURS:
+                raise LuaScriptError(f"printToColor: {player_color!r} is not a player colour")
+            tts.chat.append(Chat(str(message), "print", to=str(player_color)))
+            return True
+
         def log(value: Any, *_: Any) -> bool:
             tts.chat.append(Chat(str(value), "log"))
             return True
@@ -797,6 +811,7 @@ class _Api:
             "JSON": ns("JSON", {"encode": encode, "decode": decode}),
             "broadcastToAll": broadcast,
             "printToAll": print_all,
+            "printToColor": print_to,
             "print": print_all,
             "log": log,
             "getObjectFromGUID": from_guid,

@@ -273,3 +273,20 @@ def test_rewind_runs_onload_again_with_the_older_state_and_places() -> None:
         assert _g(tts, "last") == "saved"
     finally:
         tts.close()
+
+
+def test_print_to_color_reaches_that_player_alone_and_needs_a_player_colour() -> None:
+    """printToColor(message, player_color, tint): the API names a Player Color; a script
+    that passes anything else fails here, and the message reaches that seat alone."""
+    tts = _table(
+        "function onLoad()\n"
+        "  printToColor('for blue', 'Blue', {1, 1, 1})\n"
+        "  ok_side = pcall(function() printToColor('for a side', 'Axis') end)\n"
+        "end"
+    )
+    try:
+        assert "for blue" in tts.seen_by("Blue") and "for blue" not in tts.seen_by("Red")
+        assert _g(tts, "ok_side") is False
+        assert "for a side" not in tts.chat_text()
+    finally:
+        tts.close()

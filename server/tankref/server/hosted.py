@@ -24,6 +24,7 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from tankref.server.errors import ApiError
 from tankref.server.store import HOUR, Quota
@@ -129,6 +130,28 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 def profile_fields() -> tuple[str, ...]:
     return tuple(f.name for f in fields(Profile))
+
+
+# --- links to the live page ---------------------------------------------------------------------
+
+
+def page_base(public_url: str | None, request_base: str) -> str:
+    """Where the live page is: ``--public-url`` when set (the proxy's URL), else the base URL
+    the request came to (behind a trusted proxy, its scheme and host)."""
+    return (public_url or request_base).rstrip("/")
+
+
+def table_page(base: str, table_id: str, *, stream: bool = False) -> str:
+    """The live page on one table (read-only, for anyone); ``stream``: its stream view."""
+    view = "?view=stream" if stream else ""
+    return f"{base}/{view}#/tables/{quote(table_id, safe='')}"
+
+
+def seat_link(base: str, table_id: str, player: str, token: str) -> str:
+    """A player's seat link: the live page on the table with the seat token in the URL's
+    fragment, which a browser never sends (so it is in no proxy's or access log); the page
+    keeps it and takes it out of the address at once."""
+    return f"{table_page(base, table_id)}/seat/{quote(player, safe='')}/{quote(token, safe='')}"
 
 
 # --- table creation per client address and hour ------------------------------------------------

@@ -33,7 +33,7 @@ from tankref.core.errors import RulesError
 from tankref.core.results import Result, chat_lines
 from tankref.core.ruleset import Ruleset, TableSummary, TankView
 from tankref.core.scene import LineOfFire
-from tankref.core.timeline import Step, Timeline, first_state, result_digest
+from tankref.core.timeline import Step, Timeline, describe, first_state, result_digest
 from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server.errors import RETRY_AFTER, ApiError, from_rules, from_validation
 from tankref.server.schemas import (
@@ -41,10 +41,12 @@ from tankref.server.schemas import (
     DicePublic,
     OrderedBy,
     Scene,
+    SeatCheck,
     TableCreated,
     TableDeleted,
     TableListItem,
     TableRead,
+    VoidOpen,
     log_entry_json,
 )
 from tankref.server.store import (
@@ -823,7 +825,10 @@ class Referee:
             raise ApiError(
                 401,
                 "TOKEN_MISSING",
-                "writes need the table's token: 'Authorization: Bearer <token>'",
+                "this needs the table's token or a player's seat token: "
+                "'Authorization: Bearer <token>'"
+                if seats
+                else "writes need the table's token: 'Authorization: Bearer <token>'",
                 headers={"WWW-Authenticate": "Bearer"},
             )
         digest = _sha256(token.strip())
@@ -840,6 +845,17 @@ class Referee:
                     )
                 return player
         raise ApiError(403, "TOKEN_WRONG", "that is not this table's token")
+
+    async def seat_check(self, host: TableHost, player: str | None) -> SeatCheck:
+        """What ``player``'s seat (None: the table's token) may ask now: give a seed, void the
+        latest action. Under the table's lock: a table re-opened from a snapshot whose undo
+        stack stops there has its log replayed first, as a void would."""
+        async with host.lock:
+            _still_there(host)
+            if not host.damaged and host.timeline.reaches_back({"control": "void"}):
+                with contextlib.suppress(ApiError):  # damaged meanwhile: nothing to void
+                    await self._replay_whole(host)
+            return seat_check(host, player)
 
     def list_tables(self) -> list[TableListItem]:
         """Every table, oldest first; none is replayed for it."""
@@ -1439,6 +1455,33 @@ def seed_players(dice: dict[str, Any]) -> list[str | None]:
     if isinstance(owners, list):
         return [str(p) for p in owners]
     return [None] * len(dice.get("player_seeds", ()))
+
+
+def seat_check(host: TableHost, player: str | None) -> SeatCheck:
+    """``Referee.seat_check`` on the table as it stands."""
+    timeline = host.timeline
+    players = list(host.summary().players)
+    playing = host.damaged is None and not timeline.over
+    void = None
+    top = timeline.done[-1] if timeline.done else None
+    if playing and top is not None and top.rolled:
+        pending = timeline.pending
+        asked = list(pending.players) if pending is not None and pending.seq == top.seq else []
+        void = VoidOpen(
+            seq=top.seq,
+            action=describe(top.action),
+            asked=asked,
+            needs=[p for p in players if p not in asked],
+        )
+    return SeatCheck(
+        table_id=host.id,
+        credential="table" if player is None else "seat",
+        player=player,
+        players=players,
+        seeds_open=playing and timeline.dice().counter == 0,
+        seeds_given=[p for p in timeline.seed_players if p is not None],
+        void=void,
+    )
 
 
 def seat_credentials(dice: dict[str, Any]) -> bool:

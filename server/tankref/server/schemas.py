@@ -122,6 +122,12 @@ class TableCreated(BaseModel):
         "(never shown again): it asks for that player's void and gives that player's seed, "
         "nothing else. A void completes only with two different credentials.",
     )
+    seat_links: dict[str, str] = Field(
+        default_factory=dict,
+        description="Player -> that player's seat link: the live page on this table with the "
+        "seat token in the URL's fragment (never sent to the server). A secret like the "
+        "token (never shown again): whoever opens it may act for that seat.",
+    )
     ruleset: str
     dice: DicePublic
     table: TableSummary
@@ -135,6 +141,38 @@ class TableLinks(BaseModel):
     players: list[str] = Field(
         description="The table's seats; each player's seat token is in the creation reply "
         "alone (the referee keeps only its hash)."
+    )
+    seat_links: str = Field(
+        description="Where the players' seat links are: not here (the referee keeps only the "
+        "seat tokens' hashes, so it cannot make them again)."
+    )
+
+
+class VoidOpen(BaseModel):
+    seq: int = Field(description="The latest action still in effect; it rolled dice.")
+    action: str = Field(description="It in a few words, e.g. 'engage R1 → B1'.")
+    asked: list[str] = Field(description="The players who have asked to void it so far.")
+    needs: list[str] = Field(description="The players whose ask it still needs.")
+
+
+class SeatCheck(BaseModel):
+    """Whose credential a token is, and what a seat may ask now (nothing secret: the log
+    says the same)."""
+
+    table_id: str
+    credential: Literal["seat", "table"] = Field(
+        description="seat: a player's own seat token; table: the table's token."
+    )
+    player: str | None = Field(description="The seat token's player; null for the table's.")
+    players: list[str] = Field(description="The table's seats.")
+    seeds_open: bool = Field(
+        description="The table takes player seeds now: the server has drawn no dice yet and "
+        "the game goes on (POST /tables/{id}/seeds)."
+    )
+    seeds_given: list[str] = Field(description="The players who have given a seed.")
+    void: VoidOpen | None = Field(
+        description="The latest action still in effect, when it rolled dice and the game "
+        "goes on: what a void asks for (POST /tables/{id}/void); null: nothing to void."
     )
 
 

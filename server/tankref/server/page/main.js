@@ -1,6 +1,7 @@
 // The live table page: the list of tables, and one table drawn from above with its log, the
 // odds of a selected tank and each player's luck, kept current over the table's WebSocket.
-// Read-only: only GETs and the stream; no token is ever asked for or stored.
+// Read-only for spectators: only GETs and the stream; no token is ever asked for. A player's
+// seat link gives the page that seat's token, for that seat's own writes alone (seat.js).
 
 import { BoardAids } from "./aids.js";
 import { get, tablePath, ApiError } from "./api.js";
@@ -10,6 +11,7 @@ import { el, replace } from "./dom.js";
 import { LogView, entryWords } from "./log.js";
 import { oddsNodes } from "./odds.js";
 import { Replay } from "./replay.js";
+import { SeatPanel } from "./seat.js";
 
 // Phases a ruleset counts rather than names (TTT: the first and second phase of a turn).
 const COUNTED = new Set(["first", "second"]);
@@ -130,8 +132,12 @@ function showList() {
 // --- one table ------------------------------------------------------------------------------
 
 class TableView {
-  constructor(id) {
+  /** `link`: {player, token} when opened from a seat link. */
+  constructor(id, link = null) {
     this.id = id;
+    // The stream view is a public screen: it never holds or shows a seat.
+    this.seat = STREAM ? null : new SeatPanel(id, link);
+    this.refreshSeat = debounced(() => (this.seat ? this.seat.refresh() : null), 150);
     this.closed = false;
     this.lastSeq = 0;
     this.scene = null;
@@ -171,6 +177,7 @@ class TableView {
     document.title = `tankref: table ${this.id}`;
     replace($("odds"));
     $("odds-note").hidden = false;
+    if (this.seat) this.seat.open();
     let table;
     try {
       table = await get(tablePath(this.id));
@@ -194,6 +201,7 @@ class TableView {
 
   close() {
     this.closed = true;
+    if (this.seat) this.seat.close();
     this.sizes.disconnect();
     this.aids.close();
     this.replay.close();
@@ -255,6 +263,7 @@ class TableView {
         // Back after a drop: whatever failed to load meanwhile is read again.
         this.refreshScene();
         this.refreshSide();
+        this.refreshSeat();
       }
       this.backoff = 500;
       setLive("live", "live");
@@ -283,6 +292,7 @@ class TableView {
     this.replay.setLast(entry.seq);
     this.refreshScene();
     this.refreshSide();
+    this.refreshSeat();
   }
 
   async loadScene() {
@@ -435,14 +445,38 @@ class TableView {
   }
 }
 
-// --- which view: #/ or #/tables/{id} ----------------------------------------------------------
+// --- which view: #/, #/tables/{id} or a seat link, #/tables/{id}/seat/{player}/{token} ----------
 
 let current = null;
+const SEAT_LINK = /^#\/tables\/([^/]+)\/seat\/([^/]+)\/([^/]+)$/;
+
+function decoded(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null; // a malformed %-escape
+  }
+}
 
 function route() {
   clearInterval(listTimer);
   if (current) current.close();
   current = null;
+  const link = location.hash.match(SEAT_LINK);
+  if (link) {
+    const [id, player, token] = link.slice(1).map(decoded);
+    // The token leaves the address bar and the history at once, before anything is asked.
+    const plain = id === null ? "#/" : `#/tables/${encodeURIComponent(id)}`;
+    history.replaceState(history.state, "", `${location.pathname}${location.search}${plain}`);
+    if (id === null) {
+      showList();
+      return;
+    }
+    const seat = player === null || token === null ? { player: "", token: "" } : { player, token };
+    current = new TableView(id, seat);
+    current.open();
+    return;
+  }
   const match = location.hash.match(/^#\/tables\/([^/]+)$/);
   if (match) {
     current = new TableView(decodeURIComponent(match[1]));

@@ -3,7 +3,8 @@
 Nothing is fetched from anywhere else (tables are often played offline), and the
 Content-Security-Policy says so to the browser: scripts, styles, images and connections
 come from this referee only. The page reads with plain GETs and one WebSocket; it never
-asks for a token, so it cannot write.
+asks for a token. Its only writes are a player's own (their seed, their void), with the
+seat token their seat link gave it.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def _serve(request: Request, file: PageFile) -> Response:
 )
 async def table_page(request: Request) -> Response:
     """The live page: the tables, and for each a top-down view, the log with the dice and
-    the clauses, the odds of a selected tank and the luck of each player. Read-only.
+    the clauses, the odds of a selected tank and the luck of each player. Read-only, but
+    for a player's own seed and void once opened on their seat link.
     ``/?view=stream#/tables/{id}``: the board and the last result only, on a transparent
     page (an OBS browser source)."""
     return _serve(request, page_files()["index.html"])

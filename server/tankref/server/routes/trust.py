@@ -24,7 +24,7 @@ from tankref.server.routes.deps import (
     WriteDep,
     json_reply,
 )
-from tankref.server.schemas import Reply, RequestId
+from tankref.server.schemas import Reply, RequestId, SeatCheck
 
 router = APIRouter(prefix="/tables/{table_id}", tags=["trust"])
 
@@ -76,6 +76,20 @@ class Reveal(BaseModel):
 _REFUSALS: dict[int | str, dict[str, Any]] = {
     409: {"description": "Refused as the game stands (code says why)."}
 }
+
+
+_SEAT_CREDENTIAL: dict[int | str, dict[str, Any]] = {
+    401: {"description": "No token: send a seat token, 'Authorization: Bearer <token>'."},
+    403: {"description": "Neither a seat token of this table nor its token."},
+}
+
+
+@router.get("/seat", response_model=SeatCheck, responses=_SEAT_CREDENTIAL)
+async def seat(access: SeatWriteDep) -> SeatCheck:
+    """Whose credential the token is (a player's seat token, or the table's token) and what
+    a seat may ask now: its seed while the table takes seeds, a void of the latest action
+    when that rolled dice. The live page checks a seat link with it; nothing secret."""
+    return await access.ref.seat_check(access.host, access.seat)
 
 
 @router.post("/seeds", response_model=Reply, responses=_REFUSALS)
