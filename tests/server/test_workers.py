@@ -300,15 +300,16 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _workers(serving: _Serve, count: int, timeout: float = 30) -> set[int]:
-    """The supervisor's worker processes, once there are ``count`` serving."""
+def _workers(serving: _Serve, count: int, timeout: float = 30, gone: int = 0) -> set[int]:
+    """The supervisor's worker processes, once there are ``count`` serving (and ``gone``,
+    one just killed, is not one of them: a killed process lingers a moment)."""
     assert serving.proc is not None
     deadline = time.monotonic() + timeout
     while True:
         # spawned interpreters; the spawn start method's resource tracker is one too
         pids = {p for p in _children(serving.proc.pid) if b"spawn_main" in _cmdline(p)}
         pids = {p for p in pids if b"resource_tracker" not in _cmdline(p)}
-        if len(pids) == count:
+        if len(pids) == count and gone not in pids:
             return pids
         assert time.monotonic() < deadline, (pids, serving.output())
         time.sleep(0.1)
@@ -335,7 +336,7 @@ def test_kill_9_of_a_worker_mid_write_loses_nothing_acknowledged(url: str, tmp_p
         time.sleep(3)
         victim = min(first)
         os.kill(victim, signal.SIGKILL)
-        replaced = _workers(serving, 2)
+        replaced = _workers(serving, 2, gone=victim)
         assert victim not in replaced and len(replaced - first) == 1
         for thread in threads:
             thread.join(60)
