@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,11 +96,12 @@ class Writer:
     codes: list[str] = field(default_factory=list)  # of each refusal
     pause: float = 0.05  # seconds between requests: a table's 400 phases last the run
     over: bool = False
+    enough: threading.Event = field(default_factory=threading.Event)  # set: stop now
 
     def run(self, until: float) -> None:
         with httpx.Client(base_url=self.base, headers=self.table.http.headers, timeout=30) as http:
             n = 0
-            while time.monotonic() < until and not self.over:
+            while time.monotonic() < until and not self.over and not self.enough.is_set():
                 n += 1
                 request_id = f"{self.name}-{n}"
                 self.sent.add(request_id)
@@ -125,6 +127,42 @@ class Writer:
                     if reply.status_code == 503:
                         self.retry_after.add(reply.headers.get("Retry-After", ""))
                     time.sleep(0.1)
+
+
+@dataclass
+class Twin(Writer):
+    """A client whose every request goes to both processes at once (as a retry that lands
+    on the other worker while the first is still on its way): both must be answered with
+    the one event it logged, applied once."""
+
+    other: str = ""  # the other process's base URL
+    twice: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+
+    def run(self, until: float) -> None:
+        headers = self.table.http.headers
+        with (
+            httpx.Client(base_url=self.base, headers=headers, timeout=30) as here,
+            httpx.Client(base_url=self.other, headers=headers, timeout=30) as there,
+            ThreadPoolExecutor(2) as pool,
+        ):
+            n = 0
+            while time.monotonic() < until and not self.enough.is_set():
+                n += 1
+                request_id = f"{self.name}-{n}"
+                self.sent.add(request_id)
+                body = {"request_id": request_id, "action": END_PHASE}
+                asked = [pool.submit(c.post, self.table.path("/actions"), json=body)
+                         for c in (here, there)]  # fmt: skip
+                replies = [a.result() for a in asked]
+                for reply in replies:
+                    self.statuses[reply.status_code] = self.statuses.get(reply.status_code, 0) + 1
+                if all(r.status_code == 200 for r in replies):
+                    first, second = (r.json() for r in replies)
+                    self.twice.append((first, second))
+                    self.acknowledged[request_id] = first["seq"]
+                else:
+                    self.codes += [r.json().get("code", "") for r in replies]
+                    return
 
 
 class LongPoller:
@@ -445,4 +483,92 @@ def test_a_table_made_on_one_worker_is_found_and_listed_on_the_other(url: str) -
         )
         assert moved.status_code == 200, moved.text
         assert table.read()["seq"] == 5
+        at_two.close()
+
+
+def test_two_workers_writing_one_table_never_answer_a_lost_race(url: str, tmp_path: Path) -> None:
+    """Eight clients on ONE table, four on each of two referee processes, each sending its
+    next action the moment the last is answered, and two more sending each request to both
+    processes at once, until 300 actions are logged (at most 30 s). Races are lost at the
+    database all along (each process logs them), yet no client is ever answered anything
+    but 200: a lost write is tried again holding the table. No seq twice or missing, every
+    acknowledged action in the log once at the seq it was told, a request sent to both
+    answered by both with its one event, and both processes' copies equal the log."""
+    with (
+        serve_pg(url, tmp_path, "--log-level", "info") as a,
+        serve_pg(url, tmp_path, "--log-level", "info") as b,
+    ):
+        table = duel(a.base, dice_source="server", **LONG_GAME)
+        enough = threading.Event()
+        writers: list[Writer] = [
+            Writer(base, table, f"{side}{n}", pause=0, enough=enough)
+            for n in range(4)
+            for side, base in (("a", a.base), ("b", b.base))
+        ]
+        writers += [
+            Twin(a.base, table, "twin-ab", pause=0, enough=enough, other=b.base),
+            Twin(b.base, table, "twin-ba", pause=0, enough=enough, other=a.base),
+        ]
+        until = time.monotonic() + 30
+        threads = _threads([lambda w=w: w.run(until) for w in writers])  # type: ignore[misc]
+        while sum(len(w.acknowledged) for w in writers) < 300 and time.monotonic() < until:
+            time.sleep(0.05)
+        enough.set()
+        for thread in threads:
+            thread.join(60)
+        assert sum(len(w.acknowledged) for w in writers) >= 300
+        assert [(w.name, w.statuses, w.codes) for w in writers if set(w.statuses) != {200}] == []
+        _check_log(url, table.id, writers)
+        twins = [pair for w in writers if isinstance(w, Twin) for pair in w.twice]
+        assert len(twins) > 10
+        for first, second in twins:
+            assert first["seq"] == second["seq"] and first["entry"] == second["entry"]
+            assert sorted([first["replayed"], second["replayed"]]) == [False, True]
+        for base in (a.base, b.base):
+            _same_as_the_log(base, url, table.id)
+        lost = sum(s.output().count("lost to another referee process") for s in (a, b))
+    assert lost >= 10  # the races happened: the path that must not lose was taken
+
+
+def test_a_table_deleted_on_one_worker_is_gone_on_the_other(url: str) -> None:
+    """A table deleted through one referee process: the other, which holds it in memory,
+    answers 404 like the first (reads, writes, its list), its held long-poll is answered
+    404 at once and its stream closed (4404); a table it knew only by its row is gone too,
+    and the tables left are served as before."""
+    with live_referee(url) as one, live_referee(url) as two:
+        table, cold, kept = duel(one.url), duel(one.url), duel(one.url)
+        at_two = httpx.Client(base_url=two.url, headers=table.http.headers, timeout=30)
+        assert at_two.get(table.path()).json()["seq"] == 4  # held by two
+        assert len(at_two.get("/tables").json()) == 3  # cold: a row on two, never opened
+        polled: list[httpx.Response] = []
+        poll = _threads([lambda: polled.append(at_two.get(
+            table.path("/events"), params={"after": 4, "wait": 20}))])  # fmt: skip
+        streamed = Streamer(two.url, table.id)
+        stream = _threads([streamed.run])
+        deadline = time.monotonic() + 10
+        while len(streamed.seqs) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the long-poll is held by now
+        started = time.monotonic()
+        for gone in (table, cold):
+            assert gone.http.delete(gone.path()).status_code == 200
+        poll[0].join(15)
+        stream[0].join(15)
+        assert time.monotonic() - started < 5
+        assert [p.status_code for p in polled] == [404]
+        assert polled[0].json()["code"] == "UNKNOWN_TABLE"
+        assert streamed.seqs == [1, 2, 3, 4] and "4404" in str(streamed.closed)
+        for gone in (table, cold):
+            assert at_two.get(gone.path()).status_code == 404
+            late = at_two.post(gone.path("/actions"), json={"request_id": "late",
+                                                            "action": END_PHASE})  # fmt: skip
+            assert late.status_code == 404 and late.json()["code"] == "UNKNOWN_TABLE"
+            assert at_two.get(gone.path("/log")).status_code == 404
+        assert [t["table_id"] for t in at_two.get("/tables").json()] == [kept.id]
+        kept_at_two = at_two.post(
+            kept.path("/actions"),
+            json={"request_id": "on-two", "action": END_PHASE},
+            headers=kept.http.headers,
+        )
+        assert kept_at_two.status_code == 200, kept_at_two.text
         at_two.close()
