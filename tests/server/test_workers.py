@@ -6,7 +6,9 @@ only. Needs ``TANKREF_TEST_PG`` (skipped without it)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -17,6 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +29,10 @@ from websockets.sync.client import connect
 
 from pgkit import fresh_database, raw, throwaway_cluster, url_of
 from serverkit import Table, answers_health, duel, free_port, live_referee
+from tankref.server.hosted import EXPIRY_REQUEST_ID, expire_abandoned
 from tankref.server.pgstore import PgStore
-from tankref.server.referee import rebuild
+from tankref.server.referee import Referee, rebuild
+from tankref.server.schemas import CreateTable
 
 END_PHASE = {"kind": "end_phase"}
 LONG_GAME = {"options": {"turn_limit": 200}}  # 400 phases: the clients never run out
@@ -572,3 +577,94 @@ def test_a_table_deleted_on_one_worker_is_gone_on_the_other(url: str) -> None:
         )
         assert kept_at_two.status_code == 200, kept_at_two.text
         at_two.close()
+
+
+def _log_lines(serving: _Serve) -> list[dict[str, Any]]:
+    """A --json-logs referee's log lines (stderr); its stdout, merged, only says where it
+    serves."""
+    lines = []
+    for line in serving.output().splitlines():
+        if line.startswith("{"):
+            lines.append(json.loads(line))
+        else:  # the banner
+            assert "Traceback" not in line and "rror" not in line, line
+    return lines
+
+
+def test_both_workers_expiry_sweeps_end_each_abandoned_table_once(url: str, tmp_path: Path) -> None:
+    """Two referee processes, each sweeping for abandoned tables every second (an expiry
+    of 1.8 s): each of eight untouched tables, made and read on both, gets exactly one
+    end_game event, under the referee's request id; both processes then read every one as
+    over, its seed revealed; and neither logs an error."""
+    expiry = ("--expire-after-hours", "0.0005", "--json-logs", "--log-level", "info")
+    with serve_pg(url, tmp_path, *expiry) as a, serve_pg(url, tmp_path, *expiry) as b:
+        tables = [duel((a if n % 2 else b).base, dice_source="server") for n in range(8)]
+        for table in tables:
+            for serving in (a, b):  # both hold a copy of it
+                assert httpx.get(f"{serving.base}{table.path()}", timeout=30).status_code == 200
+        deadline = time.monotonic() + 30
+        for table in tables:
+            for serving in (a, b):
+                while True:
+                    read = httpx.get(f"{serving.base}{table.path()}", timeout=30).json()
+                    if read["table"]["status"] == "over":
+                        break
+                    assert time.monotonic() < deadline, "never expired"
+                    time.sleep(0.1)
+                reveal = httpx.get(f"{serving.base}{table.path('/reveal')}", timeout=30)
+                assert reveal.json()["matches"] is True
+        time.sleep(2.5)  # two more sweeps each: an ended table is not ended again
+        for table in tables:
+            ends = [e for e in table.log() if e["kind"] == "end_game"]
+            assert [e["request_id"] for e in ends] == [EXPIRY_REQUEST_ID], table.id
+            assert [e["seq"] for e in table.log()] == list(range(1, 6))
+        expired = 0
+        for serving in (a, b):
+            lines = _log_lines(serving)
+            assert [x for x in lines if x["level"] in ("error", "critical")] == []
+            expired += sum(1 for x in lines if str(x["event"]).endswith("(ended by the referee)"))
+    assert expired == len(tables)  # each claimed by the one process whose end was logged
+
+
+def test_two_referees_sweeping_at_the_same_moment_end_each_table_once(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The race the served sweeps only sometimes run into, made certain: two referees on one
+    database (as two processes), each holding a copy of six abandoned tables, sweep at the
+    same moment on one event loop, so each end is raced for at the database. Each table gets
+    exactly one end_game event; the two sweeps between them claim each table once; both
+    copies read every table as over; nothing is logged as an error."""
+    one, two = Referee(PgStore(url)), Referee(PgStore(url))
+
+    async def run() -> tuple[int, int]:
+        for ref in (one, two):
+            listening = ref.listen()
+            assert listening is not None and await asyncio.to_thread(listening.wait, 10)
+        made = [one.create_table(CreateTable.model_validate({})).table_id for _ in range(6)]
+        for table_id in made:
+            await two.open(table_id)
+        later = datetime.now(UTC) + timedelta(hours=48)
+        swept = await asyncio.gather(
+            expire_abandoned(one, 24.0, now=later), expire_abandoned(two, 24.0, now=later)
+        )
+        deadline = time.monotonic() + 10
+        for ref in (one, two):
+            for table_id in made:
+                while (await ref.open(table_id)).summary().status != "over":
+                    assert time.monotonic() < deadline, "a copy never heard of the end"
+                    await asyncio.sleep(0.05)
+        return swept[0], swept[1]
+
+    try:
+        with caplog.at_level(logging.INFO, logger="tankref.server"):
+            first, second = asyncio.run(run())
+        assert first + second == 6
+        for table_id in one.rows:
+            ends = [e for e in one.store.events(table_id) if e.action.get("control") == "end_game"]
+            assert [e.request_id for e in ends] == [EXPIRY_REQUEST_ID]
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+        said = [r.getMessage() for r in caplog.records]
+        assert any("lost to another referee process" in m for m in said)  # raced
+    finally:
+        one.store.close()
+        two.store.close()
