@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -21,8 +22,15 @@ import pytest
 
 from pgkit import fresh_database, raw, unreachable
 from serverkit import duel, live_referee
-from tankref.server.pgstore import PgStore
-from tankref.server.store import EventRow, Snapshot, TableRow, WriteConflict
+from tankref.server.pgstore import LOCK_CLASS, PgStore, table_key
+from tankref.server.store import (
+    EventRow,
+    Snapshot,
+    TableBusy,
+    TableGone,
+    TableRow,
+    WriteConflict,
+)
 from tankref.server.stores import without_password
 
 WAIT = {"kind": "wait", "tank_id": "R1"}
@@ -346,3 +354,102 @@ def test_backup_of_a_postgresql_database_points_to_pg_dump_and_migrate() -> None
         assert "pg_dump" in done.stderr
         assert "tankref migrate --from postgresql://u:***@h/db --to sqlite:FILE" in done.stderr
         assert "s3cret" not in done.stderr
+
+
+def test_a_held_table_is_written_by_its_holder_alone_until_it_commits(url: str) -> None:
+    """Two stores on one database (as two processes). While one holds table t1, the other's
+    write to it waits (its group commit takes the same lock), and so does a second hold;
+    the holder's event is committed at seq 1 and notified to the other; only then is the
+    other's seq 1 refused as a conflict, and the second hold goes in."""
+    one, two = PgStore(url), PgStore(url)
+    heard: list[tuple[str, int]] = []
+    try:
+        one.add_table(_row())
+        listening = two.listen(lambda t, seq: heard.append((t, seq)), lambda: None, print)
+        assert listening is not None and listening.wait(10)
+
+        async def run() -> tuple[BaseException | None, bool]:
+            async with one.hold("t1") as held:
+                behind = two.queue_event(_event(1, "two"))
+                entered = asyncio.Event()
+
+                async def second_hold() -> None:
+                    async with two.hold("t1"):
+                        entered.set()
+
+                waiting = asyncio.ensure_future(second_hold())
+                await asyncio.sleep(0.5)
+                assert not behind.done() and not entered.is_set()  # both wait on the holder
+                await held.queue_event(_event(1, "one"))
+            outcome = await asyncio.gather(behind, return_exceptions=True)
+            await asyncio.wait_for(waiting, 10)
+            first = outcome[0]
+            return (first if isinstance(first, BaseException) else None), entered.is_set()
+
+        lost, entered = asyncio.run(run())
+        assert isinstance(lost, WriteConflict) and entered
+        assert [e.request_id for e in two.events("t1")] == ["one-1"]
+        deadline = time.monotonic() + 10
+        while not heard and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert heard == [("t1", 1)]
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_hold_kept_for_seconds_by_another_is_given_up_as_busy(url: str) -> None:
+    """Another session holds the table's lock (stuck mid-write): ``hold`` gives up after
+    its wait (here 0.5 s) with ``TableBusy``, having written nothing; once the lock is let
+    go, it holds the table again."""
+    store = PgStore(url)
+    store.hold_wait = 0.5
+    try:
+        store.add_table(_row())
+        with raw(url) as stuck:
+            stuck.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_CLASS, table_key("t1")))
+
+            async def enter() -> None:
+                async with store.hold("t1") as held:
+                    await held.queue_event(_event(1, "late"))
+
+            started = time.monotonic()
+            with pytest.raises(TableBusy):
+                asyncio.run(enter())
+            assert 0.4 < time.monotonic() - started < 5
+            stuck.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_CLASS, table_key("t1")))
+        assert store.events("t1") == []
+        asyncio.run(enter())
+        assert [e.request_id for e in store.events("t1")] == ["late-1"]
+    finally:
+        store.close()
+
+
+def test_a_write_to_a_table_another_process_deleted_is_told_it_is_gone(url: str) -> None:
+    """One store deletes t1 (notifying the others in the same transaction); the other's
+    write to it, event or quiet request, is refused as ``TableGone`` and it hears the
+    deletion."""
+    one, two = PgStore(url), PgStore(url)
+    deleted: list[str] = []
+    try:
+        one.add_table(_row())
+        listening = two.listen(lambda t, seq: None, lambda: None, deleted.append)
+        assert listening is not None and listening.wait(10)
+        assert one.delete_table("t1") == 0
+
+        async def write() -> list[BaseException | None]:
+            outcomes = await asyncio.gather(
+                two.queue_event(_event(1, "two")),
+                two.queue_quiet_request("t1", "q", "q" * 64, 0),
+                return_exceptions=True,
+            )
+            return [o if isinstance(o, BaseException) else None for o in outcomes]
+
+        assert all(isinstance(o, TableGone) for o in asyncio.run(write()))
+        deadline = time.monotonic() + 10
+        while not deleted and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert deleted == ["t1"]
+    finally:
+        one.close()
+        two.close()

@@ -392,3 +392,30 @@ def test_creations_that_left_the_hour_are_pruned(kind: Kind, store: Store) -> No
     store.close()
     assert kind.execute(f"DELETE FROM table_creations WHERE made_at < {T + HOUR}") == 0
     assert kind.execute("DELETE FROM table_creations") == 1
+
+
+def test_a_held_tables_writes_are_committed_and_read_back(kind: Kind, store: Store) -> None:
+    """``hold``, the path a write that lost a race takes (on SQLite, one process, simply the
+    group commit): an event and its snapshot queued through it are committed together, a
+    quiet request too, and read back; a seq already logged is refused through it as
+    through any write; a hold left without a write writes nothing."""
+    store.add_table(table_row())
+    snap = Snapshot("t1", 1, "test", '{"at":1}', "{}", "h1")
+
+    async def run() -> BaseException | None:
+        async with store.hold("t1") as held:
+            await asyncio.gather(held.queue_event(event(1)), held.queue_snapshot(snap))
+        async with store.hold("t1") as held:
+            await held.queue_quiet_request("t1", "drift", "d" * 64, 1)
+        async with store.hold("t1"):
+            pass
+        async with store.hold("t1") as held:
+            refused = await asyncio.gather(
+                held.queue_event(event(1, request_id="other")), return_exceptions=True
+            )
+        return refused[0] if isinstance(refused[0], BaseException) else None
+
+    assert isinstance(asyncio.run(run()), kind.refused)
+    assert store.events("t1") == [event(1)]
+    assert store.snapshot_seqs("t1") == [1]
+    assert store.quiet_requests("t1") == {"drift": (1, "d" * 64)}

@@ -6,7 +6,9 @@ only. Needs ``TANKREF_TEST_PG`` (skipped without it)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -14,8 +16,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +29,10 @@ from websockets.sync.client import connect
 
 from pgkit import fresh_database, raw, throwaway_cluster, url_of
 from serverkit import Table, answers_health, duel, free_port, live_referee
+from tankref.server.hosted import EXPIRY_REQUEST_ID, expire_abandoned
 from tankref.server.pgstore import PgStore
-from tankref.server.referee import rebuild
+from tankref.server.referee import Referee, rebuild
+from tankref.server.schemas import CreateTable
 
 END_PHASE = {"kind": "end_phase"}
 LONG_GAME = {"options": {"turn_limit": 200}}  # 400 phases: the clients never run out
@@ -95,11 +101,12 @@ class Writer:
     codes: list[str] = field(default_factory=list)  # of each refusal
     pause: float = 0.05  # seconds between requests: a table's 400 phases last the run
     over: bool = False
+    enough: threading.Event = field(default_factory=threading.Event)  # set: stop now
 
     def run(self, until: float) -> None:
         with httpx.Client(base_url=self.base, headers=self.table.http.headers, timeout=30) as http:
             n = 0
-            while time.monotonic() < until and not self.over:
+            while time.monotonic() < until and not self.over and not self.enough.is_set():
                 n += 1
                 request_id = f"{self.name}-{n}"
                 self.sent.add(request_id)
@@ -125,6 +132,42 @@ class Writer:
                     if reply.status_code == 503:
                         self.retry_after.add(reply.headers.get("Retry-After", ""))
                     time.sleep(0.1)
+
+
+@dataclass
+class Twin(Writer):
+    """A client whose every request goes to both processes at once (as a retry that lands
+    on the other worker while the first is still on its way): both must be answered with
+    the one event it logged, applied once."""
+
+    other: str = ""  # the other process's base URL
+    twice: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+
+    def run(self, until: float) -> None:
+        headers = self.table.http.headers
+        with (
+            httpx.Client(base_url=self.base, headers=headers, timeout=30) as here,
+            httpx.Client(base_url=self.other, headers=headers, timeout=30) as there,
+            ThreadPoolExecutor(2) as pool,
+        ):
+            n = 0
+            while time.monotonic() < until and not self.enough.is_set():
+                n += 1
+                request_id = f"{self.name}-{n}"
+                self.sent.add(request_id)
+                body = {"request_id": request_id, "action": END_PHASE}
+                asked = [pool.submit(c.post, self.table.path("/actions"), json=body)
+                         for c in (here, there)]  # fmt: skip
+                replies = [a.result() for a in asked]
+                for reply in replies:
+                    self.statuses[reply.status_code] = self.statuses.get(reply.status_code, 0) + 1
+                if all(r.status_code == 200 for r in replies):
+                    first, second = (r.json() for r in replies)
+                    self.twice.append((first, second))
+                    self.acknowledged[request_id] = first["seq"]
+                else:
+                    self.codes += [r.json().get("code", "") for r in replies]
+                    return
 
 
 class LongPoller:
@@ -264,6 +307,7 @@ def test_two_workers_one_log_every_reader_hears_every_event_once_in_order(
         for thread in _threads([lambda w=w: w.run(until) for w in writers]):  # type: ignore[misc]
             thread.join(60)
         assert sum(len(w.acknowledged) for w in writers) > 200
+        assert [(w.name, w.statuses, w.codes) for w in writers if set(w.statuses) != {200}] == []
         for table in tables:
             on_table = [w for w in writers if w.table is table]
             seqs = _check_log(url, table.id, on_table)
@@ -300,15 +344,16 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _workers(serving: _Serve, count: int, timeout: float = 30) -> set[int]:
-    """The supervisor's worker processes, once there are ``count`` serving."""
+def _workers(serving: _Serve, count: int, timeout: float = 30, gone: int = 0) -> set[int]:
+    """The supervisor's worker processes, once there are ``count`` serving (and ``gone``,
+    one just killed, is not one of them: a killed process lingers a moment)."""
     assert serving.proc is not None
     deadline = time.monotonic() + timeout
     while True:
         # spawned interpreters; the spawn start method's resource tracker is one too
         pids = {p for p in _children(serving.proc.pid) if b"spawn_main" in _cmdline(p)}
         pids = {p for p in pids if b"resource_tracker" not in _cmdline(p)}
-        if len(pids) == count:
+        if len(pids) == count and gone not in pids:
             return pids
         assert time.monotonic() < deadline, (pids, serving.output())
         time.sleep(0.1)
@@ -335,10 +380,12 @@ def test_kill_9_of_a_worker_mid_write_loses_nothing_acknowledged(url: str, tmp_p
         time.sleep(3)
         victim = min(first)
         os.kill(victim, signal.SIGKILL)
-        replaced = _workers(serving, 2)
+        replaced = _workers(serving, 2, gone=victim)
         assert victim not in replaced and len(replaced - first) == 1
         for thread in threads:
             thread.join(60)
+        statuses = {s for w in writers for s in w.statuses}
+        assert statuses <= {0, 200, 503}, [(w.statuses, w.codes) for w in writers]  # no 409
         for table in tables:
             _check_log(url, table.id, [w for w in writers if w.table is table])
             for _ in range(4):  # whichever worker answers
@@ -378,7 +425,7 @@ def test_a_postgresql_fast_restart_mid_game_is_503_retry_after_and_retries(
         statuses = {s for w in writers for s in w.statuses}
         if away:
             assert 503 in statuses, [(w.statuses, w.codes) for w in writers]
-        assert statuses <= {0, 200, 409, 503}, [(w.statuses, w.codes) for w in writers]
+        assert statuses <= {0, 200, 503}, [(w.statuses, w.codes) for w in writers]  # no lost race
         assert {r for w in writers for r in w.retry_after} == ({"2"} if 503 in statuses else set())
         acknowledged_after = 0
         for table in tables:
@@ -504,3 +551,182 @@ def test_serve_workers_2_counts_tables_once_whichever_worker_answers(
         assert [r.status_code for r in made] == [201, 201, 201]
         assert all(_limited(_create(serving.base, "198.51.100.1")) for _ in range(8))
         assert _create(serving.base, "198.51.100.2").status_code == 201
+
+
+def test_two_workers_writing_one_table_never_answer_a_lost_race(url: str, tmp_path: Path) -> None:
+    """Eight clients on ONE table, four on each of two referee processes, each sending its
+    next action the moment the last is answered, and two more sending each request to both
+    processes at once, until 300 actions are logged (at most 30 s). Races are lost at the
+    database all along (each process logs them), yet no client is ever answered anything
+    but 200: a lost write is tried again holding the table. No seq twice or missing, every
+    acknowledged action in the log once at the seq it was told, a request sent to both
+    answered by both with its one event, and both processes' copies equal the log."""
+    with (
+        serve_pg(url, tmp_path, "--log-level", "info") as a,
+        serve_pg(url, tmp_path, "--log-level", "info") as b,
+    ):
+        table = duel(a.base, dice_source="server", **LONG_GAME)
+        enough = threading.Event()
+        writers: list[Writer] = [
+            Writer(base, table, f"{side}{n}", pause=0, enough=enough)
+            for n in range(4)
+            for side, base in (("a", a.base), ("b", b.base))
+        ]
+        writers += [
+            Twin(a.base, table, "twin-ab", pause=0, enough=enough, other=b.base),
+            Twin(b.base, table, "twin-ba", pause=0, enough=enough, other=a.base),
+        ]
+        until = time.monotonic() + 30
+        threads = _threads([lambda w=w: w.run(until) for w in writers])  # type: ignore[misc]
+        while sum(len(w.acknowledged) for w in writers) < 300 and time.monotonic() < until:
+            time.sleep(0.05)
+        enough.set()
+        for thread in threads:
+            thread.join(60)
+        assert sum(len(w.acknowledged) for w in writers) >= 300
+        assert [(w.name, w.statuses, w.codes) for w in writers if set(w.statuses) != {200}] == []
+        _check_log(url, table.id, writers)
+        twins = [pair for w in writers if isinstance(w, Twin) for pair in w.twice]
+        assert len(twins) > 10
+        for first, second in twins:
+            assert first["seq"] == second["seq"] and first["entry"] == second["entry"]
+            assert sorted([first["replayed"], second["replayed"]]) == [False, True]
+        for base in (a.base, b.base):
+            _same_as_the_log(base, url, table.id)
+        lost = sum(s.output().count("lost to another referee process") for s in (a, b))
+    assert lost >= 10  # the races happened: the path that must not lose was taken
+
+
+def test_a_table_deleted_on_one_worker_is_gone_on_the_other(url: str) -> None:
+    """A table deleted through one referee process: the other, which holds it in memory,
+    answers 404 like the first (reads, writes, its list), its held long-poll is answered
+    404 at once and its stream closed (4404); a table it knew only by its row is gone too,
+    and the tables left are served as before."""
+    with live_referee(url) as one, live_referee(url) as two:
+        table, cold, kept = duel(one.url), duel(one.url), duel(one.url)
+        at_two = httpx.Client(base_url=two.url, headers=table.http.headers, timeout=30)
+        assert at_two.get(table.path()).json()["seq"] == 4  # held by two
+        assert len(at_two.get("/tables").json()) == 3  # cold: a row on two, never opened
+        polled: list[httpx.Response] = []
+        poll = _threads([lambda: polled.append(at_two.get(
+            table.path("/events"), params={"after": 4, "wait": 20}))])  # fmt: skip
+        streamed = Streamer(two.url, table.id)
+        stream = _threads([streamed.run])
+        deadline = time.monotonic() + 10
+        while len(streamed.seqs) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the long-poll is held by now
+        started = time.monotonic()
+        for gone in (table, cold):
+            assert gone.http.delete(gone.path()).status_code == 200
+        poll[0].join(15)
+        stream[0].join(15)
+        assert time.monotonic() - started < 5
+        assert [p.status_code for p in polled] == [404]
+        assert polled[0].json()["code"] == "UNKNOWN_TABLE"
+        assert streamed.seqs == [1, 2, 3, 4] and "4404" in str(streamed.closed)
+        for gone in (table, cold):
+            assert at_two.get(gone.path()).status_code == 404
+            late = at_two.post(gone.path("/actions"), json={"request_id": "late",
+                                                            "action": END_PHASE})  # fmt: skip
+            assert late.status_code == 404 and late.json()["code"] == "UNKNOWN_TABLE"
+            assert at_two.get(gone.path("/log")).status_code == 404
+        assert [t["table_id"] for t in at_two.get("/tables").json()] == [kept.id]
+        kept_at_two = at_two.post(
+            kept.path("/actions"),
+            json={"request_id": "on-two", "action": END_PHASE},
+            headers=kept.http.headers,
+        )
+        assert kept_at_two.status_code == 200, kept_at_two.text
+        at_two.close()
+
+
+def _log_lines(serving: _Serve) -> list[dict[str, Any]]:
+    """A --json-logs referee's log lines (stderr); its stdout, merged, only says where it
+    serves."""
+    lines = []
+    for line in serving.output().splitlines():
+        if line.startswith("{"):
+            lines.append(json.loads(line))
+        else:  # the banner
+            assert "Traceback" not in line and "rror" not in line, line
+    return lines
+
+
+def test_both_workers_expiry_sweeps_end_each_abandoned_table_once(url: str, tmp_path: Path) -> None:
+    """Two referee processes, each sweeping for abandoned tables every second (an expiry
+    of 1.8 s): each of eight untouched tables, made and read on both, gets exactly one
+    end_game event, under the referee's request id; both processes then read every one as
+    over, its seed revealed; and neither logs an error."""
+    expiry = ("--expire-after-hours", "0.0005", "--json-logs", "--log-level", "info")
+    with serve_pg(url, tmp_path, *expiry) as a, serve_pg(url, tmp_path, *expiry) as b:
+        tables = [duel((a if n % 2 else b).base, dice_source="server") for n in range(8)]
+        for table in tables:
+            for serving in (a, b):  # both hold a copy of it
+                assert httpx.get(f"{serving.base}{table.path()}", timeout=30).status_code == 200
+        deadline = time.monotonic() + 30
+        for table in tables:
+            for serving in (a, b):
+                while True:
+                    read = httpx.get(f"{serving.base}{table.path()}", timeout=30).json()
+                    if read["table"]["status"] == "over":
+                        break
+                    assert time.monotonic() < deadline, "never expired"
+                    time.sleep(0.1)
+                reveal = httpx.get(f"{serving.base}{table.path('/reveal')}", timeout=30)
+                assert reveal.json()["matches"] is True
+        time.sleep(2.5)  # two more sweeps each: an ended table is not ended again
+        for table in tables:
+            ends = [e for e in table.log() if e["kind"] == "end_game"]
+            assert [e["request_id"] for e in ends] == [EXPIRY_REQUEST_ID], table.id
+            assert [e["seq"] for e in table.log()] == list(range(1, 6))
+        expired = 0
+        for serving in (a, b):
+            lines = _log_lines(serving)
+            assert [x for x in lines if x["level"] in ("error", "critical")] == []
+            expired += sum(1 for x in lines if str(x["event"]).endswith("(ended by the referee)"))
+    assert expired == len(tables)  # each claimed by the one process whose end was logged
+
+
+def test_two_referees_sweeping_at_the_same_moment_end_each_table_once(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The race the served sweeps only sometimes run into, made certain: two referees on one
+    database (as two processes), each holding a copy of six abandoned tables, sweep at the
+    same moment on one event loop, so each end is raced for at the database. Each table gets
+    exactly one end_game event; the two sweeps between them claim each table once; both
+    copies read every table as over; nothing is logged as an error."""
+    one, two = Referee(PgStore(url)), Referee(PgStore(url))
+
+    async def run() -> tuple[int, int]:
+        for ref in (one, two):
+            listening = ref.listen()
+            assert listening is not None and await asyncio.to_thread(listening.wait, 10)
+        made = [one.create_table(CreateTable.model_validate({})).table_id for _ in range(6)]
+        for table_id in made:
+            await two.open(table_id)
+        later = datetime.now(UTC) + timedelta(hours=48)
+        swept = await asyncio.gather(
+            expire_abandoned(one, 24.0, now=later), expire_abandoned(two, 24.0, now=later)
+        )
+        deadline = time.monotonic() + 10
+        for ref in (one, two):
+            for table_id in made:
+                while (await ref.open(table_id)).summary().status != "over":
+                    assert time.monotonic() < deadline, "a copy never heard of the end"
+                    await asyncio.sleep(0.05)
+        return swept[0], swept[1]
+
+    try:
+        with caplog.at_level(logging.INFO, logger="tankref.server"):
+            first, second = asyncio.run(run())
+        assert first + second == 6
+        for table_id in one.rows:
+            ends = [e for e in one.store.events(table_id) if e.action.get("control") == "end_game"]
+            assert [e.request_id for e in ends] == [EXPIRY_REQUEST_ID]
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+        said = [r.getMessage() for r in caplog.records]
+        assert any("lost to another referee process" in m for m in said)  # raced
+    finally:
+        one.store.close()
+        two.store.close()

@@ -212,9 +212,12 @@ async def expire_abandoned(referee: Any, after_hours: float, now: datetime | Non
         host = await referee.open(item.table_id)
         action = {"control": "end_game", "reason": expiry_reason(after_hours)}
         try:
-            await referee.control(host, request_id=EXPIRY_REQUEST_ID, action=action)
+            reply = await referee.control(host, request_id=EXPIRY_REQUEST_ID, action=action)
         except ApiError as err:  # over meanwhile, or read-only: nothing to end
             log.info("table %s not expired: %s", item.table_id, err.message)
+            continue
+        if json.loads(reply)["replayed"]:  # another worker's sweep ended it a moment ago
+            log.info("table %s: already expired by another referee process", item.table_id)
             continue
         ended += 1
         log.warning("table %s expired: %s", item.table_id, expiry_reason(after_hours))

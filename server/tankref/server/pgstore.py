@@ -13,10 +13,14 @@ SQLite, with the same guarantees, for a referee that runs on a database server.
   commits every write queued while its last commit was on its way, in one transaction;
   each write is answered only after that commit returned.
 - A server that cannot be reached raises ``StoreUnavailable``; the next use connects again.
+- A write that lost its seq to another process's is tried again inside ``hold``: the
+  table's lock taken first, in a transaction of its own on a connection of its own, and
+  kept while the referee catches up, adjudicates and commits; so it cannot lose again.
 - Several referee processes on one database hear each other's writes: each commit that logs
   events also notifies ``CHANNEL`` (in the same transaction, so a notification never comes
-  before its commit) with the writer's origin, the table and its last seq; ``listen`` hears
-  them on a connection of its own (``PgListener``).
+  before its commit) with the writer's origin, the table and its last seq, and deleting a
+  table notifies ``deleted`` in place of a seq; ``listen`` hears them on a connection of its
+  own (``PgListener``).
 - The hosted profile's creation limit is counted here too (``table_creations``), so every
   process on the database shares it: a table and its count are one transaction, under a
   lock per client address, so two processes racing cannot both make the last one allowed.
@@ -27,11 +31,12 @@ Columns are text as in SQLite (a log entry is served byte for byte as it was sto
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import queue
 import secrets
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from tankref.server.dburl import without_password
@@ -45,10 +50,13 @@ from tankref.server.store import (
     StoreError,
     StoreFailure,
     StoreUnavailable,
+    TableBusy,
+    TableGone,
     TableRow,
     WriteConflict,
     _event,
     _event_params,
+    _resolve,
     _settle,
     _table,
     _Write,
@@ -58,6 +66,7 @@ from tankref.server.store import (
 try:
     import psycopg
     import psycopg.errors
+    from psycopg.pq import TransactionStatus
 except ImportError:  # an optional extra: SQLite needs none of it
     psycopg = None  # type: ignore[assignment]
 
@@ -82,9 +91,18 @@ LOCK_CLASS = 0x74616E6B
 SCHEMA_LOCK = 0  # the table key of the lock taken while the schema is made
 # The creation limit's locks: ("addr", the client address's key), apart from the tables'.
 ADDRESS_LOCK_CLASS = 0x61646472
-# What a commit that logs events notifies: "ORIGIN TABLE_ID SEQ" (the table's last seq in it).
+# What a commit that logs events notifies: "ORIGIN TABLE_ID SEQ" (the table's last seq in it);
+# deleting a table: "ORIGIN TABLE_ID deleted".
 CHANNEL = "tankref_log"
+DELETED = "deleted"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
+# A table held for a write (``PgStore.hold``): a write holds it for milliseconds, so a wait
+# of HOLD_WAIT seconds means the holder is stuck (``TableBusy``); a holder whose process
+# went quiet mid-write (killed, cut off) has its session ended, and the table let go, by
+# the server after HOLD_IDLE seconds idle in its transaction.
+HOLD_WAIT = 10
+HOLD_IDLE = 30
+HELD_KEEP = 4  # connections kept for holds between writes, per event loop
 
 _SCHEMA = """
 CREATE TABLE meta (
@@ -214,10 +232,19 @@ def table_key(table_id: str) -> int:
 
 def _failure(exc: BaseException, where: str) -> StoreFailure:
     """A driver's error as the store's own (the referee never sees psycopg's)."""
+    if psycopg is not None and isinstance(exc, psycopg.errors.LockNotAvailable):
+        # (an OperationalError too, but the server answered: it is there)
+        return TableBusy(f"another referee process holds the table: {one_line(exc)}")
     if psycopg is not None and isinstance(exc, psycopg.OperationalError):
         return StoreUnavailable(f"{where}: the database cannot be reached: {one_line(exc)}")
     if psycopg is not None and isinstance(exc, psycopg.errors.UniqueViolation):
         return WriteConflict(f"another writer logged it first: {one_line(exc)}")
+    if (
+        psycopg is not None
+        and isinstance(exc, psycopg.errors.ForeignKeyViolation)
+        and exc.diag.table_name in ("events", "quiet_requests")  # not a snapshot's event
+    ):
+        return TableGone(f"the table was deleted: {one_line(exc)}")
     return StoreFailure(one_line(exc))
 
 
@@ -228,6 +255,8 @@ class PgStore:
     """The log in a PostgreSQL database (``url``: a ``postgresql://`` URL or a libpq
     conninfo). The event loop's reads and single writes go on one connection in autocommit
     mode; the group commit and worker threads' reads on connections of their own."""
+
+    hold_wait: float = HOLD_WAIT  # seconds ``hold`` waits for another holder
 
     def __init__(self, url: str, *, create: bool = True) -> None:
         """``create``: make the referee's tables in an empty database (False: refuse it, for
@@ -243,6 +272,9 @@ class PgStore:
         self._attempt: _Connecting | None = None  # a lost connection being made again
         self._writer: PgGroupCommit | None = None
         self._listener: PgListener | None = None
+        # Connections for ``hold``, idle between writes, by the event loop that made them
+        # (an asyncio connection is used on its own loop only).
+        self._held_idle: dict[asyncio.AbstractEventLoop, list[Any]] = {}
         # Names this process's writes in their notifications: it does not hear its own.
         self.origin = secrets.token_hex(8)
         from psycopg.conninfo import conninfo_to_dict
@@ -408,6 +440,10 @@ class PgStore:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+        for idle in self._held_idle.values():
+            for held in idle:
+                _close_now(held)
+        self._held_idle.clear()
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -475,6 +511,8 @@ class PgStore:
                 db.execute(f"DELETE FROM {other} WHERE table_id = %s", (table_id,))
             db.execute("DELETE FROM tables WHERE id = %s", (table_id,))
             db.execute("ALTER TABLE events ENABLE TRIGGER events_append_only_delete")
+            # The other processes drop their copies (delivered at COMMIT, never before).
+            db.execute(_NOTIFY, (CHANNEL, f"{self.origin} {table_id} {DELETED}"))
             return int(events)
 
         deleted: int = self._write(steps, table_id)
@@ -539,14 +577,76 @@ class PgStore:
         return self._writer
 
     def listen(
-        self, heard: Callable[[str, int], None], reconnected: Callable[[], None]
+        self,
+        heard: Callable[[str, int], None],
+        reconnected: Callable[[], None],
+        deleted: Callable[[str], None],
     ) -> threading.Event | None:
-        """Hear other processes' writes (``heard(table_id, seq)``, on the listener's thread;
-        ``reconnected()`` after its connection was lost and made again: whatever was
-        notified meanwhile was missed). The event is set while it listens."""
+        """Hear other processes' writes (``heard(table_id, seq)``, ``deleted(table_id)``, on
+        the listener's thread; ``reconnected()`` after its connection was lost and made
+        again: whatever was notified meanwhile was missed). The event is set while it
+        listens."""
         if self._listener is None:
-            self._listener = PgListener(self.connect, self.origin, heard, reconnected)
+            self._listener = PgListener(self.connect, self.origin, heard, reconnected, deleted)
         return self._listener.listening
+
+    @contextlib.asynccontextmanager
+    async def hold(self, table_id: str) -> AsyncIterator[PgHeldTable]:
+        """The table held (``Store.hold``): its advisory lock taken in a transaction on a
+        connection of its own, without blocking the event loop, and the writes queued
+        through the hold committed in that transaction (not through the group commit, which
+        would wait for this very lock); rolled back, letting the table go, if none was."""
+        db, held = await self._taken(table_id)
+        reusable = False
+        try:
+            yield held
+        finally:
+            try:
+                reusable = await held.leave()
+            finally:
+                idle = self._held_idle.setdefault(asyncio.get_running_loop(), [])
+                if reusable and len(idle) < HELD_KEEP:
+                    idle.append(db)
+                else:
+                    await db.close()
+
+    async def _taken(self, table_id: str) -> tuple[Any, PgHeldTable]:
+        """A connection of its own holding the table's lock: one kept from an earlier hold,
+        or a new one (also when the kept one was lost meanwhile: the server restarted)."""
+        reuse = True
+        while True:
+            db, reused = await self._held_connection(reuse)
+            held = PgHeldTable(db, table_id, self.origin, self._where)
+            try:
+                await held.take()
+                return db, held
+            except BaseException as exc:
+                await db.close()  # awaits nothing: safe while cancelled
+                if not (reused and isinstance(exc, StoreUnavailable)):
+                    raise
+                reuse = False
+
+    async def _held_connection(self, reuse: bool) -> tuple[Any, bool]:
+        """A connection for ``hold`` (and whether it was kept from an earlier one)."""
+        for loop in [loop for loop in self._held_idle if loop.is_closed()]:
+            for stale in self._held_idle.pop(loop):
+                _close_now(stale)
+        idle = self._held_idle.get(asyncio.get_running_loop(), [])
+        while reuse and idle:
+            db = idle.pop()
+            if not db.closed and not db.broken:
+                return db, True
+        try:
+            db = await psycopg.AsyncConnection.connect(self.url, autocommit=False, **self._settings)
+            await db.execute(
+                "SELECT set_config('lock_timeout', %s, false), "
+                "set_config('idle_in_transaction_session_timeout', %s, false)",
+                (f"{round(self.hold_wait * 1000)}ms", f"{HOLD_IDLE}s"),
+            )
+            await db.commit()
+        except psycopg.Error as exc:
+            raise _failure(exc, self._where) from exc
+        return db, False
 
     def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
         rows = self._rows(
@@ -760,7 +860,7 @@ class PgGroupCommit:
                 with db.cursor() as cursor:
                     for sql, params in _runs(group):
                         cursor.executemany(sql, params)
-                    heard = self._notices(group)
+                    heard = _notices(group, self.origin)
                     if heard:  # delivered by the server at COMMIT, never before it
                         cursor.executemany(_NOTIFY, heard)
                 committing = True  # the block's end sends COMMIT
@@ -788,17 +888,109 @@ class PgGroupCommit:
             outcomes.append(outcome)
         return outcomes
 
-    def _notices(self, group: list[_Write]) -> list[tuple[str, str]]:
-        """One notification per table the group logs events (or spends quiet request ids:
-        a request that changed nothing must not apply later elsewhere) of, with its last
-        seq."""
-        last: dict[str, int] = {}
-        for item in group:
-            if item.sql in (_INSERT_EVENT, _INSERT_QUIET):
-                table_id = str(item.params[0])
-                seq = int(item.params[1 if item.sql == _INSERT_EVENT else 3])
-                last[table_id] = max(seq, last.get(table_id, 0))
-        return [(CHANNEL, f"{self.origin} {t} {seq}") for t, seq in last.items()]
+
+def _notices(group: list[_Write], origin: str) -> list[tuple[str, str]]:
+    """One notification per table the group logs events (or spends quiet request ids: a
+    request that changed nothing must not apply later elsewhere) of, with its last seq."""
+    last: dict[str, int] = {}
+    for item in group:
+        if item.sql in (_INSERT_EVENT, _INSERT_QUIET):
+            table_id = str(item.params[0])
+            seq = int(item.params[1 if item.sql == _INSERT_EVENT else 3])
+            last[table_id] = max(seq, last.get(table_id, 0))
+    return [(CHANNEL, f"{origin} {t} {seq}") for t, seq in last.items()]
+
+
+def _close_now(db: Any) -> None:
+    """An asyncio connection closed from code that cannot await (``PgStore.close``): its
+    ``close()`` awaits nothing but a pool's, which these have none of."""
+    db.pgconn.finish()
+
+
+class PgHeldTable:
+    """A table ``PgStore.hold`` holds: the writes queued through it in one turn of the event
+    loop go in the hold's transaction, which took the table's lock first, committed
+    together with their notification; each future done once that commit returned (or with
+    why it failed: the whole transaction is rolled back, nothing of it written)."""
+
+    def __init__(self, db: Any, table_id: str, origin: str, where: str) -> None:
+        self._db = db
+        self.table_id = table_id
+        self.origin = origin
+        self.where = where
+        self._queued: list[_Write] = []
+        self._committing: asyncio.Future[None] | None = None
+
+    async def take(self) -> None:
+        """Waits for the table's lock: after any other holder, and any group commit holding
+        the table, has committed (its events are then in the log for whoever reads it)."""
+        try:
+            await self._db.execute(_LOCK_TABLE, (LOCK_CLASS, table_key(self.table_id)))
+        except psycopg.Error as exc:
+            raise _failure(exc, self.where) from exc
+
+    def queue_event(self, row: EventRow) -> asyncio.Future[None]:
+        return self._queue(_INSERT_EVENT, _event_params(row))
+
+    def queue_quiet_request(
+        self, table_id: str, request_id: str, sha256: str, seq: int
+    ) -> asyncio.Future[None]:
+        return self._queue(_INSERT_QUIET, (table_id, request_id, sha256, seq))
+
+    def queue_snapshot(self, snapshot: Snapshot) -> asyncio.Future[None]:
+        return self._queue(_INSERT_SNAPSHOT, snapshot.params())
+
+    def _queue(self, sql: str, params: Sequence[Any]) -> asyncio.Future[None]:
+        item = _Write(sql, params, asyncio.get_running_loop())
+        self._queued.append(item)
+        if self._committing is None or self._committing.done():
+            # Starts after this turn: what the turn queues next (an event's snapshot) joins.
+            self._committing = asyncio.ensure_future(self._commit())
+        return item.done
+
+    async def _commit(self) -> None:
+        while self._queued:
+            group, self._queued = self._queued, []
+            outcome = await self._outcome(group)
+            _resolve([(item, outcome) for item in group])
+
+    async def _outcome(self, group: list[_Write]) -> BaseException | None:
+        db = self._db
+        try:
+            # The lock again: a no-op while held, and taken first in a later transaction.
+            await db.execute(_LOCK_TABLE, (LOCK_CLASS, table_key(self.table_id)))
+            async with db.cursor() as cursor:
+                for sql, params in _runs(group):
+                    await cursor.executemany(sql, params)
+                heard = _notices(group, self.origin)
+                if heard:  # delivered by the server at COMMIT, never before it
+                    await cursor.executemany(_NOTIFY, heard)
+            await db.commit()
+        except psycopg.Error as exc:
+            # Lost while committing, the outcome is not known: unacknowledged, and a retry
+            # finds out from the log (as the group commit's).
+            if not db.broken:
+                with contextlib.suppress(psycopg.Error):
+                    await db.rollback()
+            return _failure(exc, self.where)
+        return None
+
+    async def leave(self) -> bool:
+        """The hold ends: a commit under way finished first, an open transaction rolled
+        back (letting the table go). Whether the connection can serve another hold."""
+        if self._committing is not None and not self._committing.done():
+            await asyncio.shield(self._committing)
+        db = self._db
+        if db.closed or db.broken:
+            return False
+        status = db.info.transaction_status
+        if status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+            try:
+                await db.rollback()
+            except psycopg.Error:
+                return False
+            return True
+        return bool(status == TransactionStatus.IDLE)
 
 
 class PgListener:
@@ -816,11 +1008,13 @@ class PgListener:
         origin: str,
         heard: Callable[[str, int], None],
         reconnected: Callable[[], None],
+        deleted: Callable[[str], None],
     ) -> None:
         self._connect = connect
         self.origin = origin
         self._heard = heard
         self._reconnected = reconnected
+        self._deleted = deleted
         self.listening = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tankref-pg-listener", daemon=True)
@@ -849,7 +1043,11 @@ class PgListener:
 
     def _hear(self, payload: str) -> None:
         origin, table_id, seq = payload.split(" ")
-        if origin != self.origin:
+        if origin == self.origin:
+            return
+        if seq == DELETED:
+            self._deleted(table_id)
+        else:
             self._heard(table_id, int(seq))
 
 

@@ -57,11 +57,13 @@ from tankref.server.store import (
     Snapshot,
     StoreFailure,
     StoreUnavailable,
+    TableBusy,
+    TableGone,
     TableRow,
     WriteConflict,
     one_line,
 )
-from tankref.server.stores import Store
+from tankref.server.stores import Store, TableWriter
 
 log = logging.getLogger("tankref.server")
 
@@ -90,9 +92,6 @@ KEEP_REBUILT = 64
 # A table used this recently is not dropped: a request may hold it between awaits (its body
 # still arriving) before it takes the table's lock.
 IDLE_SECONDS = 1.0
-# A write that lost its seq to another referee process (one PostgreSQL database) is tried
-# again on the table caught up from the log this many times before it answers 409.
-CATCH_UP_TRIES = 5
 
 
 __all__ = [
@@ -104,6 +103,7 @@ __all__ = [
     "reopen",
     "replay_onto",
     "result_digest",
+    "still_there",
     "table_genesis",
 ]
 
@@ -418,7 +418,10 @@ class Referee:
         def reconnected() -> None:
             loop.call_soon_threadsafe(self._follow_all)
 
-        listening = self.store.listen(heard, reconnected)
+        def deleted(table_id: str) -> None:  # rare: always handed to the event loop
+            loop.call_soon_threadsafe(self._deleted, table_id)
+
+        listening = self.store.listen(heard, reconnected, deleted)
         self.shared = listening is not None
         return listening
 
@@ -437,6 +440,20 @@ class Referee:
             del self.tables[table_id]
             return
         self._follow(host)
+
+    def _deleted(self, table_id: str) -> None:
+        """The table was deleted (here, or by another process): it is forgotten, requests
+        for it are answered 404, a write waiting on it too, and whoever waits on it is
+        answered now (a long-poll 404, a stream closed)."""
+        host = self.tables.pop(table_id, None)
+        self.rows.pop(table_id, None)
+        self._listed.pop(table_id, None)
+        self._heard.pop(table_id, None)
+        self.demo_ids.discard(table_id)
+        if host is not None:
+            host.deleted = True
+            host.closing = True
+            host.notify()
 
     def _follow_all(self) -> None:
         """The store listens again after losing its connection: whatever was written
@@ -483,21 +500,63 @@ class Referee:
             log.error("table %s: %s", host.id, broken)
         host.notify()
 
-    async def _lost_the_race(self, host: TableHost, tries_left: int) -> None:
-        """Our write lost its seq to another process's (``WriteConflict``; nothing of ours
-        was applied): the table is caught up from the log, for the write to be tried again
-        on it (a request id the others already applied is then answered from the log).
-        Raises 409 TABLE_MOVED_ON when it lost every try (the client sends it again), or
-        when the table could not be caught up (then forgotten: re-opened from the log on
-        next use)."""
+    async def _written(self, host: TableHost, write: Callable[[TableWriter], Any]) -> str:
+        """``write`` (a request on the table as it stands, its lock held), once more if it
+        lost its seq to another referee process's: then inside the table's ``hold``, which
+        no other process writes the table through, after catching the table up from the
+        log (a request id another process already applied is then answered from the log,
+        never applied twice); so the second try cannot lose. The first try holds nothing
+        while it adjudicates: an uncontended write waits on no other process."""
+        still_there(host)
+        if self._heard.get(host.id, 0) > host.seq:  # sure to lose as it stands: catch up first
+            await self._caught_up(host)
+        try:
+            reply: str = await write(self.store)
+            return reply
+        except _Behind:
+            pass
+        except _Gone:
+            self._deleted(host.id)
+            raise
+        try:
+            async with self.store.hold(host.id) as held:
+                still_there(host)
+                await self._caught_up(host)
+                reply = await write(held)
+                return reply
+        except _Behind:
+            # Lost even while held: something wrote the log without the table's lock (not a
+            # referee). Nothing applied; the table is read again from its log.
+            self._fall_behind(host)
+            raise
+        except _Gone:
+            self._deleted(host.id)
+            raise
+        except TableBusy as exc:
+            # The holder has kept the table for seconds where a write takes milliseconds:
+            # stuck, or cut off until the server ends its session. Nothing applied.
+            log.warning("table %s: %s", host.id, exc)
+            raise _Behind(held_by_another=True) from None
+
+    async def _caught_up(self, host: TableHost) -> None:
+        """``_catch_up`` for a write that lost the race; a copy that cannot be caught up is
+        forgotten (re-opened from the log on its next use) and the write refused."""
         try:
             await self._catch_up(host)
+        except StoreFailure:  # the database away: 503 (Retry-After), nothing applied
+            self._fall_behind(host)
+            raise
+        except ApiError:  # the log before its snapshot no longer replays: read-only
+            raise
         except Exception as exc:
             log.warning("table %s: could not catch up from the log: %s", host.id, exc)
             self._fall_behind(host)
-            raise _Behind() from None
-        if not tries_left:
-            raise _Behind()
+            raise ApiError(
+                503,
+                "NOT_SAVED",
+                f"the referee could not read this table's log again ({one_line(exc)}); "
+                "nothing was applied",
+            ) from None
 
     def _row(self, table_id: str) -> TableRow | None:
         """The table's row; with other processes writing the database, one made by another
@@ -569,9 +628,10 @@ class Referee:
             self._save_snapshot(made)
         return host
 
-    def _save_snapshot(self, snapshot: Snapshot) -> None:
+    def _save_snapshot(self, snapshot: Snapshot, writer: TableWriter | None = None) -> None:
         """Kept for the table's next re-opening: with the next group commit when a loop runs
-        (nobody waits on it: it is derived, and a lost one only means a longer replay)."""
+        (nobody waits on it: it is derived, and a lost one only means a longer replay);
+        ``writer``: with the write in hand, where that goes."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a tool, a test): written here and now
@@ -580,7 +640,7 @@ class Referee:
             except StoreFailure as exc:
                 _snapshot_lost(snapshot, exc)
             return
-        written = self.store.queue_snapshot(snapshot)
+        written = (writer or self.store).queue_snapshot(snapshot)
         written.add_done_callback(
             lambda done: _snapshot_lost(snapshot, None if done.cancelled() else done.exception())
         )
@@ -617,13 +677,15 @@ class Referee:
             host = self._rebuilt(row, await asyncio.to_thread(replay))
         except StoreUnavailable:  # not the table's fault: ``host`` tries again, and says so
             pass
+        except _Gone:  # deleted by another process before we heard of it
+            self._deleted(row.id)
         except Exception as exc:  # its log does not load: set aside, as at start
             if row.id in self.rows:
                 self._set_aside(row.id, exc)
                 del self.rows[row.id]
                 self._listed.pop(row.id, None)
         else:
-            if row.id not in self.tables:
+            if row.id not in self.tables and self.rows.get(row.id) is row:  # not deleted since
                 self._keep(host)
         finally:
             del self._loading[row.id]
@@ -683,7 +745,7 @@ class Referee:
             return rebuild(row, events)
 
         whole = await asyncio.to_thread(replay)
-        _still_there(host)
+        still_there(host)
         if whole.damaged:  # the log before the snapshot no longer replays: read-only now
             host.damaged = whole.damaged
             raise ApiError(409, "TABLE_DAMAGED", f"this table is read-only: {host.damaged}")
@@ -778,6 +840,9 @@ class Referee:
                     host = self._rebuilt(row)
                 except StoreUnavailable:  # the database, not the table: 503, try again
                     raise
+                except _Gone:  # deleted by another process before we heard of it
+                    self._deleted(table_id)
+                    raise
                 except Exception as exc:  # its log does not load: set aside, as at start
                     self._set_aside(table_id, exc)
                     del self.rows[table_id]
@@ -851,7 +916,7 @@ class Referee:
         latest action. Under the table's lock: a table re-opened from a snapshot whose undo
         stack stops there has its log replayed first, as a void would."""
         async with host.lock:
-            _still_there(host)
+            still_there(host)
             if not host.damaged and host.timeline.reaches_back({"control": "void"}):
                 with contextlib.suppress(ApiError):  # damaged meanwhile: nothing to void
                     await self._replay_whole(host)
@@ -907,7 +972,7 @@ class Referee:
         """The table gone for good, its log too (its owner asked, with its token), after
         any write in progress. Anyone still waiting on it is answered now."""
         async with host.lock:
-            _still_there(host)
+            still_there(host)
             try:
                 events = self.store.delete_table(host.id)
             except StoreFailure as exc:
@@ -915,10 +980,7 @@ class Referee:
                     503, "NOT_SAVED", f"the referee could not delete it ({exc}); nothing changed"
                 ) from None
             host.deleted = True
-        self.tables.pop(host.id, None)
-        self.rows.pop(host.id, None)
-        self._listed.pop(host.id, None)
-        self.demo_ids.discard(host.id)
+        self._deleted(host.id)
         host.closing = True
         host.notify()
         log.info("table %s deleted (%d events)", host.id, events)
@@ -955,18 +1017,17 @@ class Referee:
         ``request`` is what the client asked, for recognising a repeated request id.
         """
         request_sha = _sha256(_canonical(request))
+
+        async def write(writer: TableWriter) -> str:
+            return await self._submit(host, writer, request_id, request_sha, build, dice, by)
+
         async with host.lock:
-            for tries_left in range(CATCH_UP_TRIES - 1, -1, -1):
-                _still_there(host)
-                try:
-                    return await self._submit(host, request_id, request_sha, build, dice, by)
-                except _Behind:  # another process logged this seq: caught up, tried again
-                    await self._lost_the_race(host, tries_left)
-            raise AssertionError("unreachable")
+            return await self._written(host, write)
 
     async def _submit(
         self,
         host: TableHost,
+        writer: TableWriter,
         request_id: str | None,
         request_sha: str,
         build: Any,
@@ -985,7 +1046,7 @@ class Referee:
         action = build(host.state)
         if action is None:
             if request_id is not None:  # spent: the same id must never apply later
-                written = self.store.queue_quiet_request(host.id, request_id, request_sha, host.seq)
+                written = writer.queue_quiet_request(host.id, request_id, request_sha, host.seq)
                 cancelled = await _committed(written, host.id, "request")
                 host.quiet[request_id] = (host.seq, request_sha)
                 if cancelled:
@@ -995,7 +1056,7 @@ class Referee:
             step = host.timeline.act(action, dice)
         except RulesError as err:
             raise from_rules(err, "action") from None
-        return await self._record(host, request_id, request_sha, step, dice, by)
+        return await self._record(host, writer, request_id, request_sha, step, dice, by)
 
     async def control(
         self, host: TableHost, *, request_id: str | None, action: dict[str, Any]
@@ -1003,17 +1064,20 @@ class Referee:
         """Log a control event (``{"control": "undo" | "void" | "end_game" | "player_seed",
         ...}``, see ``tankref.core.timeline``) once per request id; the reply as JSON text."""
         request_sha = _sha256(_canonical(action))
+
+        async def write(writer: TableWriter) -> str:
+            return await self._control(host, writer, request_id, request_sha, action)
+
         async with host.lock:
-            for tries_left in range(CATCH_UP_TRIES - 1, -1, -1):
-                _still_there(host)
-                try:
-                    return await self._control(host, request_id, request_sha, action)
-                except _Behind:  # another process logged this seq: caught up, tried again
-                    await self._lost_the_race(host, tries_left)
-            raise AssertionError("unreachable")
+            return await self._written(host, write)
 
     async def _control(
-        self, host: TableHost, request_id: str | None, request_sha: str, action: dict[str, Any]
+        self,
+        host: TableHost,
+        writer: TableWriter,
+        request_id: str | None,
+        request_sha: str,
+        action: dict[str, Any],
     ) -> str:
         """``control`` on the table as it stands (its lock held)."""
         repeated = self._repeated(host, request_id, request_sha)
@@ -1025,7 +1089,7 @@ class Referee:
             step = host.timeline.control(action)
         except RulesError as err:
             raise from_rules(err) from None
-        return await self._record(host, request_id, request_sha, step, None)
+        return await self._record(host, writer, request_id, request_sha, step, None)
 
     def _repeated(self, host: TableHost, request_id: str | None, request_sha: str) -> str | None:
         """The first reply to a repeated request id (never applied twice); refuses writes to a
@@ -1048,6 +1112,7 @@ class Referee:
     async def _record(
         self,
         host: TableHost,
+        writer: TableWriter,
         request_id: str | None,
         request_sha: str,
         step: Step,
@@ -1058,10 +1123,10 @@ class Referee:
         table move on. The table's lock is held meanwhile: its next write waits, others
         go on (and share the commit)."""
         event = self._entry(host, request_id, request_sha, step, dice, by)
-        written = self.store.queue_event(event.row)
+        written = writer.queue_event(event.row)
         if event.snapshot is not None:
             # Queued in this turn, after its event: committed with it (and refused without it).
-            self._save_snapshot(event.snapshot)
+            self._save_snapshot(event.snapshot, writer)
         cancelled = await _committed(written, host.id, f"event {event.row.seq}")
         # Committed: only now does the table move on.
         self._apply(host, event, step)
@@ -1218,11 +1283,10 @@ def _check_log(
     return head, broken
 
 
-def _still_there(host: TableHost) -> None:
-    if host.deleted:  # deleted while this request waited for the table
-        raise ApiError(
-            404, "UNKNOWN_TABLE", f"table_id: table {host.id!r} was deleted", field="table_id"
-        )
+def still_there(host: TableHost) -> None:
+    """404 for a table deleted (by any referee process) while a request waited on it."""
+    if host.deleted:
+        raise _Gone(host.id)
 
 
 class _ReachesBack(Exception):
@@ -1258,7 +1322,10 @@ def reopen(row: TableRow, read: Reopened, version: str) -> tuple[TableHost, Snap
     replayed and their entries and hash chain checked; the table marked damaged where the
     chain breaks. Also a snapshot to save, at the tail's last checkpoint, when the tail is
     ``SNAPSHOT_EVERY`` events or more (a log from before snapshots: its first re-opening
-    makes one). Pure: a worker thread may run it."""
+    makes one). Pure: a worker thread may run it. Raises 404 when the table is no longer
+    in the log (deleted by another referee process)."""
+    if read.row is None:
+        raise _Gone(row.id)
     host: TableHost = read.snapshot or Referee._host_from_row(row)
     if read.requests:
         host.requests = SpentRequests(read.requests)
@@ -1372,8 +1439,8 @@ def _taker(
 
 def _snapshot_lost(snapshot: Snapshot, exc: BaseException | None) -> None:
     # Derived data: the table re-opens from an older one, or its log. (A conflict: another
-    # process logged that seq, with its own snapshot.)
-    if exc is not None and not isinstance(exc, WriteConflict):
+    # process logged that seq, with its own snapshot; or the table was deleted.)
+    if exc is not None and not isinstance(exc, WriteConflict | TableGone):
         log.warning(
             "table %s: its snapshot at event %d was not saved: %s",
             snapshot.table_id,
@@ -1409,6 +1476,8 @@ async def _committed(written: asyncio.Future[None], table_id: str, what: str) ->
     if isinstance(exc, WriteConflict):  # the caller catches up from the log, tries again
         log.info("table %s: %s lost to another referee process's: %s", table_id, what, exc)
         raise _Behind()
+    if isinstance(exc, TableGone):  # deleted by another process meanwhile: nothing applied
+        raise _Gone(table_id)
     if exc is not None:  # disk full, file gone ...: say so; nothing was applied
         log.error("table %s: could not save %s: %s", table_id, what, exc)
         if cancelled:
@@ -1428,15 +1497,30 @@ async def _committed(written: asyncio.Future[None], table_id: str, what: str) ->
 
 
 class _Behind(ApiError):
-    """The write lost to another referee process's (``WriteConflict``): nothing applied."""
+    """The write lost to another referee process's (``WriteConflict``): nothing applied.
+    Tried again inside the table's hold, it never reaches the client but in the
+    pathological cases ``Referee._written`` names."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, held_by_another: bool = False) -> None:
+        said = (
+            "another referee process has held this table for seconds"
+            if held_by_another
+            else "this table's log was written without its lock"
+        )
         super().__init__(
             409,
             "TABLE_MOVED_ON",
-            "another referee process logged this table's next action first; nothing was "
-            "applied: send it again (the table is read again from its log)",
-            headers={"Retry-After": "0"},
+            f"{said}; nothing was applied: send it again (the table is read again from its log)",
+            headers={"Retry-After": "1" if held_by_another else "0"},
+        )
+
+
+class _Gone(ApiError):
+    """The table was deleted by another referee process before the write reached the log."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(
+            404, "UNKNOWN_TABLE", f"table_id: table {table_id!r} was deleted", field="table_id"
         )
 
 

@@ -24,7 +24,7 @@ import queue
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,6 +189,16 @@ class WriteConflict(StoreFailure):
     referee's copy of the table is behind its log and must catch up before it writes."""
 
 
+class TableBusy(StoreFailure):
+    """Another referee process has held the table far longer than any write takes (stuck,
+    or cut off mid-write until the database ends its session): nothing was written."""
+
+
+class TableGone(StoreFailure):
+    """The table was deleted (by another referee process) before this write reached it:
+    nothing was written, and there is no table to write to any more."""
+
+
 @dataclass(frozen=True)
 class TableRow:
     id: str
@@ -305,10 +315,20 @@ class EventStore:
             raise StoreError(f"{self.path}: cannot read the tables: {one_line(exc)}") from exc
 
     def listen(
-        self, heard: Callable[[str, int], None], reconnected: Callable[[], None]
+        self,
+        heard: Callable[[str, int], None],
+        reconnected: Callable[[], None],
+        deleted: Callable[[str], None],
     ) -> threading.Event | None:
         """Other processes' writes: none (SQLite is one referee process's file)."""
         return None
+
+    @contextlib.asynccontextmanager
+    async def hold(self, table_id: str) -> AsyncIterator[EventStore]:
+        """The table's writes for one process at a time: this one is the only process (the
+        referee's lock on the table already makes its writes one at a time), so they go
+        through the group commit as always."""
+        yield self
 
     def check_writable(self) -> None:
         """A write can be committed here (a referee that cannot write acknowledges nothing)."""

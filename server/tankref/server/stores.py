@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +30,8 @@ from tankref.server.store import (
     StoreError,
     StoreFailure,
     StoreUnavailable,
+    TableBusy,
+    TableGone,
     TableRow,
     WriteConflict,
 )
@@ -41,6 +44,9 @@ __all__ = [
     "StoreError",
     "StoreFailure",
     "StoreUnavailable",
+    "TableBusy",
+    "TableGone",
+    "TableWriter",
     "WriteConflict",
     "chosen_db",
     "is_postgres",
@@ -49,7 +55,20 @@ __all__ = [
 ]
 
 
-class Store(Protocol):
+class TableWriter(Protocol):
+    """Where the referee queues a write: the store's group commit, or a table ``hold``s.
+    Each future is done once a commit that holds the write is durable, or holds why it was
+    refused (``WriteConflict``: another process logged that seq first; ``TableGone``: the
+    table was deleted meanwhile)."""
+
+    def queue_event(self, row: EventRow) -> asyncio.Future[None]: ...
+    def queue_quiet_request(
+        self, table_id: str, request_id: str, sha256: str, seq: int
+    ) -> asyncio.Future[None]: ...
+    def queue_snapshot(self, snapshot: Snapshot) -> asyncio.Future[None]: ...
+
+
+class Store(TableWriter, Protocol):
     """What the referee, the history slider, luck and the routes ask of the log.
 
     Every method but ``read_log`` and ``read_reopen`` runs on the event loop's thread (one
@@ -95,12 +114,7 @@ class Store(Protocol):
     # events
     def append(self, row: EventRow) -> None: ...
     def add_quiet_request(self, table_id: str, request_id: str, sha256: str, seq: int) -> None: ...
-    def queue_event(self, row: EventRow) -> asyncio.Future[None]: ...
-    def queue_quiet_request(
-        self, table_id: str, request_id: str, sha256: str, seq: int
-    ) -> asyncio.Future[None]: ...
     def add_snapshot(self, snapshot: Snapshot) -> None: ...
-    def queue_snapshot(self, snapshot: Snapshot) -> asyncio.Future[None]: ...
     def snapshot_seqs(self, table_id: str) -> list[int]: ...
     def reopen(self, table_id: str, take: Callable[[LoggedSnapshot], Any]) -> Reopened: ...
     def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]: ...
@@ -118,12 +132,27 @@ class Store(Protocol):
 
     # several processes on one database (PostgreSQL): each hears the others' writes
     def listen(
-        self, heard: Callable[[str, int], None], reconnected: Callable[[], None]
+        self,
+        heard: Callable[[str, int], None],
+        reconnected: Callable[[], None],
+        deleted: Callable[[str], None],
     ) -> threading.Event | None:
         """Calls ``heard(table_id, seq)`` (on a thread of its own) for each commit another
-        process makes to a table's log, and ``reconnected()`` once it listens again after
-        losing its connection (notifications meanwhile were missed). The event is set while
-        it listens; None: nothing else writes this database."""
+        process makes to a table's log, ``deleted(table_id)`` for each table another
+        process deletes, and ``reconnected()`` once it listens again after losing its
+        connection (notifications meanwhile were missed). The event is set while it
+        listens; None: nothing else writes this database."""
+        ...
+
+    def hold(self, table_id: str) -> AbstractAsyncContextManager[TableWriter]:
+        """The table held for one write, by one process at a time across every process on
+        the database, from entering (which waits for any other holder or committing writer
+        of the table) until the write queued through the ``TableWriter`` it gives is
+        committed or the block is left: whatever the log says on entering stays true until
+        then. For a write that lost its seq to another process's: caught up inside the
+        hold, it cannot lose again. Raises ``StoreUnavailable`` as any write does, and
+        ``TableBusy`` when another holder keeps the table for far longer than a write
+        takes."""
         ...
 
 

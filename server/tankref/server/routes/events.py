@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response, WebSocket, WebSocketDisconnect
 
-from tankref.server.referee import Referee, TableHost
+from tankref.server.referee import Referee, TableHost, still_there
 from tankref.server.routes.deps import RefereeDep, TableDep, TableId
 from tankref.server.schemas import LogPage
 from tankref.server.settings import Settings
@@ -82,8 +82,10 @@ def routes(settings: Settings) -> APIRouter:
         limit: int = limit_query(),
     ) -> Response:
         """Long-poll: entries after ``after``; if there are none yet, wait up to ``wait``
-        seconds for the next one (an empty list when the time runs out: ask again)."""
+        seconds for the next one (an empty list when the time runs out: ask again). A
+        table deleted meanwhile (on any referee process) is answered 404 at once."""
         await host.wait_after(after, wait)
+        still_there(host)
         return _page(ref, host, limit, after)
 
     router.add_api_websocket_route("/stream", stream)
@@ -123,7 +125,9 @@ async def stream(
                 news = asyncio.create_task(host.wait_after(seen, 20))
                 await asyncio.wait({news, closed}, return_when=asyncio.FIRST_COMPLETED)
                 news.cancel()
-        if host.closing:
+        if host.deleted:
+            await websocket.close(code=4404, reason=f"table {table_id!r} was deleted")
+        elif host.closing:
             await websocket.close(code=1001, reason="the referee is stopping")
     except (WebSocketDisconnect, OSError, RuntimeError):
         pass  # the page went away mid-send
