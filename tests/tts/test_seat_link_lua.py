@@ -30,6 +30,20 @@ def _seat_of(url: str, link: str) -> str:
     return player
 
 
+def _saved_state(table_id: str, token: str, **more: object) -> dict[str, object]:
+    """A board's saved state for a TTT table in setup, Red and Blue at their own colours (an
+    older save: ``more`` adds what it had, e.g. seat tokens without their links)."""
+    return {
+        "table_id": table_id,
+        "token": token,
+        "players": ["Red", "Blue"],
+        "seats": {"Red": "Red", "Blue": "Blue"},
+        "table_ruleset": "ttt",
+        "status": "setup",
+        **more,
+    }
+
+
 def test_each_side_gets_its_own_link_privately(referee: LiveReferee, tts_table: Table) -> None:
     tts = tts_table(referee.url, keep=("Red 1", "Blue 1"), seed="tts-seat-link-1")
     game = Game(tts, referee.url, tts.tagged("tankref_board")[0].guid)
@@ -65,15 +79,7 @@ def test_a_table_from_before_seat_links_gets_them_made_the_referees_way(
     """A save whose table came with seat tokens but no links: the link is made from the
     board's URL, exactly as the referee makes it."""
     made = new_table(referee.url)
-    state = {
-        "table_id": made.id,
-        "token": made.token,
-        "seat_tokens": made.created["seat_tokens"],
-        "players": ["Red", "Blue"],
-        "seats": {"Red": "Red", "Blue": "Blue"},
-        "table_ruleset": "ttt",
-        "status": "setup",
-    }
+    state = _saved_state(made.id, made.token, seat_tokens=made.created["seat_tokens"])
     tts = tts_table(referee.url, keep=("Red 1", "Blue 1"), state=state)
     tts.say("!tankref seatlink", color="Red")
     assert made.created["seat_links"]["Red"] in tts.seen_by("Red")
@@ -82,14 +88,7 @@ def test_a_table_from_before_seat_links_gets_them_made_the_referees_way(
 
 def test_a_table_without_seat_tokens_says_so(referee: LiveReferee, tts_table: Table) -> None:
     made = new_table(referee.url)
-    state = {
-        "table_id": made.id,
-        "token": made.token,
-        "players": ["Red", "Blue"],
-        "seats": {"Red": "Red", "Blue": "Blue"},
-        "table_ruleset": "ttt",
-        "status": "setup",
-    }
+    state = _saved_state(made.id, made.token)
     tts = tts_table(referee.url, keep=("Red 1", "Blue 1"), state=state)
     tts.say("!tankref seatlink", color="Blue")
     assert "made before seat tokens: Blue has no seat link" in tts.seen_by("Blue")
