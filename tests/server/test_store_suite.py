@@ -192,6 +192,7 @@ def test_what_was_committed_reads_back_after_reopening(kind: Kind, store: Store)
         assert again.request_digest("t1", 3) == event(3).request_sha256
         assert again.last_entry("t1") == (5, event(5).entry)
         assert again.last_entry("t2") is None
+        assert again.last_seq("t1") == 5 and again.last_seq("t2") == 0  # a read's freshness check
         assert again.quiet_requests("t1") == {"q": (5, "q" * 64)}
         row, events = again.read_log("t1", upto=4, after=1)
         assert row == table_row("t1") and events == [event(2), event(3), event(4)]

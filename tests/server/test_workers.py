@@ -50,6 +50,7 @@ class _Serve:
     args: tuple[str, ...]
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
+    stderr_apart: bool = False  # stderr to its own file (``errors()``), not merged
 
     @property
     def base(self) -> str:
@@ -65,12 +66,17 @@ class _Serve:
             [sys.executable, "-m", "tankref", "serve", "--port", str(self.port), "--db", self.url,
              *self.args],
             stdout=out,
-            stderr=subprocess.STDOUT,
+            stderr=(self.tmp / f"serve-{self.port}.err").open("ab")
+            if self.stderr_apart
+            else subprocess.STDOUT,
         )  # fmt: skip
         assert answers_health(self.base, self.proc, 30), self.output()
 
     def output(self) -> str:
         return (self.tmp / f"serve-{self.port}.out").read_text(errors="replace")
+
+    def errors(self) -> str:
+        return (self.tmp / f"serve-{self.port}.err").read_text(errors="replace")
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         assert self.proc is not None
@@ -393,6 +399,27 @@ def test_kill_9_of_a_worker_mid_write_loses_nothing_acknowledged(url: str, tmp_p
         assert sum(len(w.acknowledged) for w in writers) > 50
 
 
+def test_json_logs_with_workers_are_json_lines_the_supervisors_too(
+    url: str, tmp_path: Path
+) -> None:
+    """`tankref serve --workers 2 --json-logs`: every line on stderr is one JSON object, from
+    start to stop, a worker killed and replaced between: the supervisor's own line about it
+    too, and no uvicorn start-up line (the banner on stdout says where it serves)."""
+    serving = _Serve(url, tmp_path, ("--workers", "2", "--json-logs"), stderr_apart=True)
+    with serving:
+        first = _workers(serving, 2)
+        httpx.get(f"{serving.base}/health", timeout=30)
+        os.kill(min(first), signal.SIGKILL)
+        _workers(serving, 2, gone=min(first))
+        httpx.get(f"{serving.base}/health", timeout=30)
+    lines = serving.errors().splitlines()
+    said = [json.loads(line) for line in lines]  # each line one JSON object, or this fails
+    assert len(said) >= 2 and all(isinstance(x, dict) and "event" in x for x in said)
+    assert any(x["level"] == "warning" and "starting another" in x["event"] for x in said)
+    assert "Uvicorn running" not in serving.errors() + serving.output()
+    assert "tankref referee on http://127.0.0.1:" in serving.output()
+
+
 @pytest.mark.parametrize("away", [0.0, 1.5], ids=["restart-m-fast", "away-1.5s"])
 def test_a_postgresql_fast_restart_mid_game_is_503_retry_after_and_retries(
     tmp_path: Path, away: float
@@ -492,6 +519,38 @@ def test_a_table_made_on_one_worker_is_found_and_listed_on_the_other(url: str) -
         assert moved.status_code == 200, moved.text
         assert table.read()["seq"] == 5
         at_two.close()
+
+
+def test_a_client_reads_its_own_write_whichever_worker_answers(url: str) -> None:
+    """A client whose requests land on either worker (a proxy spreads them): each write on
+    one, then at once a read of the table, its log and its tank's options on the other,
+    thirty times over; every read shows the write it follows, though the other worker's
+    notification of it may still be on its way (the read asks the log's last seq first)."""
+    with live_referee(url) as one, live_referee(url) as two:
+        table = duel(one.url, **LONG_GAME)
+        clients = [
+            httpx.Client(base_url=base, headers=table.http.headers, timeout=30)
+            for base in (one.url, two.url)
+        ]
+        try:
+            for n in range(30):
+                wrote, reads = clients[n % 2], clients[(n + 1) % 2]
+                done = wrote.post(
+                    table.path("/actions"),
+                    json={"request_id": f"phase-{n}", "action": {"kind": "end_phase"}},
+                )
+                assert done.status_code == 200, done.text
+                seq = done.json()["seq"]
+                state = reads.get(table.path()).json()
+                assert state["seq"] == seq, (n, state["seq"], seq)
+                assert state["table"]["active_player"] == ("Blue", "Red")[n % 2]  # Red began
+                logged = reads.get(table.path("/log"), params={"after": seq - 1}).json()
+                assert [e["seq"] for e in logged["entries"]] == [seq]
+                options = reads.get(table.path("/tanks/R1/options"))
+                assert options.status_code == 200, options.text
+        finally:
+            for client in clients:
+                client.close()
 
 
 LIMITED = ("--tables-per-hour", "3", "--forwarded-allow-ips", "127.0.0.1")

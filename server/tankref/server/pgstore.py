@@ -689,6 +689,10 @@ class PgStore:
         )
         return (int(rows[0][0]), str(rows[0][1])) if rows else None
 
+    def last_seq(self, table_id: str) -> int:
+        rows = self._rows("SELECT max(seq) FROM events WHERE table_id = %s", (table_id,))
+        return int(rows[0][0] or 0)
+
     # --- off the event loop: a connection of their own, one snapshot of the database ----------
     def read_log(
         self, table_id: str, upto: int, *, after: int = 0

@@ -659,6 +659,37 @@ class Referee:
                 await asyncio.shield(loading)  # one impatient client does not stop it
         return self.host(table_id)
 
+    async def open_current(self, table_id: str) -> TableHost:
+        """``open`` for a read. With other processes writing the database, the copy is first
+        brought up to the log as it stands: a write another worker acknowledged a moment ago
+        may not be heard of yet (its notification is on its way), and a client that wrote
+        there and reads here must see its write (a stale copy would offer a tank a shot it
+        has already fired). One indexed read of the log's last seq; caught up only if behind."""
+        host = await self.open(table_id)
+        if not self.shared:
+            return host
+        last = self.store.last_seq(table_id)
+        if last > host.seq:
+            self._heard[table_id] = max(last, self._heard.get(table_id, 0))
+            async with host.lock:  # after a catch-up or a write of ours in progress
+                still_there(host)
+                if last > host.seq:
+                    try:
+                        await self._catch_up(host)
+                    except (StoreFailure, ApiError):  # 503 with Retry-After; or read-only
+                        raise
+                    except Exception as exc:
+                        log.warning("table %s: could not catch up from the log: %s", host.id, exc)
+                        self._fall_behind(host)  # re-opened from the log on its next use
+                        raise ApiError(
+                            503,
+                            "NOT_CAUGHT_UP",
+                            f"the referee could not read this table's newest log entries "
+                            f"({one_line(exc)}); ask again",
+                            headers={"Retry-After": "1"},
+                        ) from None
+        return host
+
     async def find_open(self, table_id: str) -> TableHost | None:
         """``open``, or None: no such table, or set aside."""
         try:

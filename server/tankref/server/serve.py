@@ -11,6 +11,8 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,8 @@ from tankref.server.limits import protocol_class, within_file_limit
 from tankref.server.settings import Settings
 from tankref.server.store import StoreError, one_line
 from tankref.server.stores import is_postgres, open_store
+
+log = logging.getLogger("tankref.server")
 
 WRITER_SWITCH_INTERVAL = 0.0005  # seconds: see serve()
 # Objects allocated, less those freed, between two young garbage collections (Python's
@@ -193,11 +197,13 @@ def serve(
             file=sys.stderr,
         )
     print("Ctrl+C stops it; nothing acknowledged is ever lost.", flush=True)
+    # Before the workers start: the supervisor's own lines are logged as theirs are (one JSON
+    # object a line with --json-logs).
+    _tune(log_level, json_logs=profile.json_logs)
     if workers > 1:
         run_workers(settings, host.strip("[]"), port, log_level, workers)
         print(f"Stopped; every acknowledged action is in {where}.", flush=True)
         return 0
-    _tune(log_level, json_logs=profile.json_logs)
     try:
         app = create_app(settings)
         RefereeServer(referee_config(app, host.strip("[]"), port, log_level), app).run()
@@ -244,7 +250,11 @@ def run_workers(settings: Settings, host: str, port: int, log_level: str, count:
     import string and serves it with a plain ``uvicorn.Server`` and a pickled ``Config``;
     neither our settings, nor the HTTP protocol class made for these limits (a class made at
     run time does not pickle), nor ``RefereeServer``'s stop would reach the workers."""
-    listening = uvicorn.Config(app="unused", host=host, port=port).bind_socket()  # as uvicorn binds
+    # Bound as uvicorn binds; its "Uvicorn running on ..." line is not said (the banner says
+    # where, and a plain line would break --json-logs' one JSON object a line).
+    binding = uvicorn.Config(app="unused", host=host, port=port, log_config=None)
+    with _quiet_uvicorn():
+        listening = binding.bind_socket()
     spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked threads
 
     def start() -> tuple[multiprocessing.process.BaseProcess, float]:
@@ -267,11 +277,8 @@ def run_workers(settings: Settings, host: str, port: int, log_level: str, count:
             for n, (worker, started) in enumerate(workers):
                 if worker.is_alive() or time.monotonic() - started < RESTART_AFTER:
                     continue
-                print(
-                    f"tankref: worker {worker.pid} stopped (exit {worker.exitcode}); starting "
-                    "another",
-                    file=sys.stderr,
-                    flush=True,
+                log.warning(
+                    "worker %s stopped (exit %s); starting another", worker.pid, worker.exitcode
                 )
                 workers[n] = start()
     finally:
@@ -286,6 +293,17 @@ def run_workers(settings: Settings, host: str, port: int, log_level: str, count:
         for sig, handler in before.items():
             signal.signal(sig, handler)
         listening.close()
+
+
+@contextmanager
+def _quiet_uvicorn() -> Iterator[None]:
+    said = logging.getLogger("uvicorn.error")
+    level = said.level
+    said.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        said.setLevel(level)
 
 
 def _worker(

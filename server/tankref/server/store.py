@@ -575,6 +575,12 @@ class EventStore:
         ).fetchone()
         return None if row is None else (int(row[0]), str(row[1]))
 
+    def last_seq(self, table_id: str) -> int:
+        row = self.db.execute(
+            "SELECT max(seq) FROM events WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return int(row[0] or 0)
+
     def _transaction(self) -> _Transaction:
         return _Transaction(self.db)
 

@@ -44,7 +44,7 @@ class Access:
 
 async def table(table_id: TableId, connection: HTTPConnection) -> TableHost:
     ref: Referee = connection.app.state.referee
-    return await ref.open(table_id)
+    return await ref.open_current(table_id)
 
 
 TableDep = Annotated[TableHost, Depends(table)]
