@@ -850,9 +850,12 @@ class PgGroupCommit:
     def _commit(self, group: list[_Write], *, again: bool = True) -> list[BaseException | None]:
         """Each write's outcome (None: committed).
 
-        The whole transaction goes in one pipeline, one round trip: BEGIN, the locks, the
-        rows, the notifications and COMMIT sent together, the results read once (a refused
-        statement skips the rest, COMMIT too, and its transaction is rolled back). A lost
+        The whole transaction goes in one pipeline, one round trip: the locks, the rows and
+        the notifications sent together, the results read once. On this autocommit
+        connection, without BEGIN, what a pipeline sends before its Sync (its end) is one
+        transaction, committed at the Sync, or rolled back whole if a statement is refused
+        (the rest then skipped): PostgreSQL's protocol, "Pipelining". So the locks are held
+        until the commit, as in BEGIN ... COMMIT, without the two statements' cost. A lost
         connection (the server restarted since the last group) is made again and the group
         sent once more. Whether the lost one had committed is not known, and need not be:
         its events' keys are in the log then, so the second try is refused as a conflict
@@ -864,7 +867,6 @@ class PgGroupCommit:
             db = self._db
             try:
                 with db.pipeline(), db.cursor() as cursor:
-                    cursor.execute("BEGIN")
                     # Every write names its table first; the locks in one statement, in order.
                     keys = sorted({table_key(str(item.params[0])) for item in group})
                     cursor.execute(_LOCK_TABLES, (LOCK_CLASS, keys))
@@ -873,10 +875,9 @@ class PgGroupCommit:
                     heard = _notices(group, self.origin)
                     if heard:  # delivered by the server at COMMIT, never before it
                         cursor.executemany(_NOTIFY, heard)
-                    cursor.execute("COMMIT")
             except psycopg.Error:
                 if not db.broken and db.info.transaction_status != TransactionStatus.IDLE:
-                    db.execute("ROLLBACK")  # the refused transaction, skipped to its end
+                    db.execute("ROLLBACK")  # (rolled back at the Sync already: never left open)
                 raise
             return [None] * len(group)
         except psycopg.OperationalError as exc:
