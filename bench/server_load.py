@@ -84,7 +84,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -600,6 +600,12 @@ def main(argv: list[str] | None = None) -> int:
         help="sample the referee with py-spy (on PATH; from PyPI) while it is timed, write "
         "the collapsed stacks to FILE and print where its time goes (slows it a little)",
     )
+    parser.add_argument(
+        "--spy-workers",
+        metavar="FILE",
+        help="with --db: sample each PostgreSQL worker with py-spy while it is timed, write "
+        "their collapsed stacks together to FILE and print where their time goes",
+    )
     parser.add_argument("--serve-bare", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument(
         "--bare-http",
@@ -689,11 +695,14 @@ def main(argv: list[str] | None = None) -> int:
                     target = Workers(started.url, started.proc)
                     work = [prepare(target.url, plans[c], c)[: per_client + WARMUP]
                             for c in range(len(plans))]  # fmt: skip
-                    shared = run(target, work, load)
+                    with spying_workers(_children(started.proc.pid), args.spy_workers):
+                        shared = run(target, work, load)
 
     code = report(args, referee, bare, durable)
     if shared is not None:
         report_workers(args, referee, shared)
+        if args.spy_workers:
+            print_spied(Path(args.spy_workers))
     return code
 
 
@@ -729,6 +738,25 @@ def _children(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+@contextmanager
+def spying_workers(pids: list[int], out: str | None) -> Iterator[None]:
+    """``spying`` on each worker at once, their stacks written together to ``out`` (each
+    stack's first frame names its worker's pid, as py-spy names the process)."""
+    if out is None:
+        yield
+        return
+    with ExitStack() as spies:
+        for pid in pids:
+            spies.enter_context(spying(pid, f"{out}.{pid}"))
+        yield
+    with open(out, "w") as joined:
+        for pid in pids:
+            part = Path(f"{out}.{pid}")
+            if part.exists():
+                joined.write(part.read_text())
+                part.unlink()
 
 
 @contextmanager

@@ -183,6 +183,43 @@ def test_groups_over_several_tables_never_wait_on_each_other_in_a_circle(url: st
             assert seqs == list(range(1, 31))
 
 
+def test_a_group_commit_is_one_transaction_a_refused_row_undoing_the_rest(url: str) -> None:
+    """A group goes in one pipeline without BEGIN or COMMIT: still one transaction. Three
+    writes, three statements, made one group (the writer held up meanwhile by a lock another
+    session holds on another table), the last a seq already taken: nothing of the first try
+    stays, so the others, committed again each on its own, are answered committed (were each
+    statement its own transaction, their rows would have stayed and their second tries been
+    refused)."""
+    store = PgStore(url)
+    try:
+        for table_id in ("t0", "t1"):
+            store.add_table(replace(_row(), id=table_id))
+        store.append(replace(_event(1, "before"), table_id="t0"))
+
+        async def run() -> list[BaseException | None]:
+            with raw(url) as blocker:
+                blocker.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_CLASS, table_key("t0")))
+                held_up = store.queue_event(replace(_event(2, "held"), table_id="t0"))
+                await asyncio.sleep(0.5)  # the writer waits on t0's lock, the group sent
+                grouped = [
+                    store.queue_event(_event(1, "first")),
+                    store.queue_quiet_request("t1", "quiet", "q" * 64, 1),
+                    store.queue_event(replace(_event(1, "dup"), table_id="t0")),
+                ]
+            await held_up  # the blocker's session ended: its lock let go
+            outcomes = await asyncio.gather(*grouped, return_exceptions=True)
+            return [o if isinstance(o, BaseException) else None for o in outcomes]
+
+        first, quiet, dup = asyncio.run(run())
+        assert first is None and quiet is None
+        assert isinstance(dup, WriteConflict)
+        assert [e.request_id for e in store.events("t1")] == ["first-1"]
+        assert store.quiet_requests("t1") == {"quiet": (1, "q" * 64)}
+        assert [e.request_id for e in store.events("t0")] == ["before-1", "held-2"]
+    finally:
+        store.close()
+
+
 def test_a_referee_behind_its_log_catches_up_instead_of_forking_it(url: str) -> None:
     """Two referees on one database (as two processes would be): one plays a table on; the
     other hears of it, or finds its write beaten to the seq, catches its copy up from the

@@ -798,11 +798,11 @@ class PgGroupCommit:
 
     Whatever was queued while the last commit was on its way goes in the next one: one
     transaction, the tables' advisory locks taken in a fixed order (two processes never wait
-    on each other in a circle), the rows sent in one pipeline. A write the database refuses
-    fails alone: the group is rolled back and each write committed on its own. A lost
-    connection fails the whole group with ``StoreUnavailable`` (none of it is acknowledged;
-    whether the commit landed is found by the next write, as a conflict) and the next group
-    connects again."""
+    on each other in a circle), the whole transaction sent in one pipeline. A write the
+    database refuses fails alone: the group is rolled back and each write committed on its
+    own. A lost connection is made again and the group sent once more; lost again, the whole
+    group fails with ``StoreUnavailable`` (none of it is acknowledged; whether the commit
+    landed is found by the next write, as a conflict) and the next group connects again."""
 
     MAX_GROUP = 256
 
@@ -848,29 +848,40 @@ class PgGroupCommit:
                 self._db.close()
 
     def _commit(self, group: list[_Write], *, again: bool = True) -> list[BaseException | None]:
-        """Each write's outcome (None: committed). A connection lost before the commit was
-        sent (the server restarted since the last group) is made again and the group sent
-        once more: nothing of it was committed. Lost while committing, the outcome is not
-        known: the group fails (unacknowledged), and a retry finds out from the log."""
-        committing = False
+        """Each write's outcome (None: committed).
+
+        The whole transaction goes in one pipeline, one round trip: the locks, the rows and
+        the notifications sent together, the results read once. On this autocommit
+        connection, without BEGIN, what a pipeline sends before its Sync (its end) is one
+        transaction, committed at the Sync, or rolled back whole if a statement is refused
+        (the rest then skipped): PostgreSQL's protocol, "Pipelining". So the locks are held
+        until the commit, as in BEGIN ... COMMIT, without the two statements' cost. A lost
+        connection (the server restarted since the last group) is made again and the group
+        sent once more. Whether the lost one had committed is not known, and need not be:
+        its events' keys are in the log then, so the second try is refused as a conflict
+        (nothing written twice, nothing notified twice) and the referee finds its write
+        in the log, as after any lost race."""
         try:
             if self._db is None or self._db.closed or self._db.broken:
                 self._db = self._connect()
             db = self._db
-            with db.transaction():
-                # Every write names its table first; the locks in one statement, in order.
-                keys = sorted({table_key(str(item.params[0])) for item in group})
-                db.execute(_LOCK_TABLES, (LOCK_CLASS, keys))
-                with db.cursor() as cursor:
+            try:
+                with db.pipeline(), db.cursor() as cursor:
+                    # Every write names its table first; the locks in one statement, in order.
+                    keys = sorted({table_key(str(item.params[0])) for item in group})
+                    cursor.execute(_LOCK_TABLES, (LOCK_CLASS, keys))
                     for sql, params in _runs(group):
                         cursor.executemany(sql, params)
                     heard = _notices(group, self.origin)
                     if heard:  # delivered by the server at COMMIT, never before it
                         cursor.executemany(_NOTIFY, heard)
-                committing = True  # the block's end sends COMMIT
+            except psycopg.Error:
+                if not db.broken and db.info.transaction_status != TransactionStatus.IDLE:
+                    db.execute("ROLLBACK")  # (rolled back at the Sync already: never left open)
+                raise
             return [None] * len(group)
         except psycopg.OperationalError as exc:
-            if again and not committing:
+            if again:
                 return self._commit(group, again=False)
             return [_failure(exc, self.where)] * len(group)
         except psycopg.Error as exc:
