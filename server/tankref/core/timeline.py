@@ -340,6 +340,24 @@ class Timeline:
         self.commit(step, event.seq)
         return step
 
+    # --- what a seat may ask now (the checks below refuse the rest) --------------------------
+    def seeds_open(self) -> bool:
+        """Whether a player may still give a dice seed: the game on, and the server not yet
+        drawn from (``_player_seed`` refuses otherwise)."""
+        return not self.over and self.dice().counter == 0
+
+    def void_open(self) -> tuple[Done, tuple[str, ...]] | None:
+        """The latest action still in effect when a void may be asked of it (it rolled dice
+        and the game is on), with the players who have asked so far; None otherwise."""
+        if self.over or not self.done or not self.done[-1].rolled:
+            return None
+        top = self.done[-1]
+        same = self._pending_for(top)
+        return top, (same.players if same else ())
+
+    def _pending_for(self, top: Done) -> PendingVoid | None:
+        return self.pending if self.pending and self.pending.seq == top.seq else None
+
     # --- the control events -------------------------------------------------------------------
     def _refuse_when_over(self) -> None:
         if self.ended is not None:
@@ -434,7 +452,7 @@ class Timeline:
                 f"event {top.seq} ({_spoken(top.action)}) rolled no dice: undo it instead",
                 {"seq": top.seq},
             )
-        same = self.pending if self.pending and self.pending.seq == top.seq else None
+        same = self._pending_for(top)
         asked = same.players if same else ()
         by_table = self.seat_credentials and _void_credential(action) == "table"
         if player in asked:

@@ -1576,16 +1576,15 @@ def seat_check(host: TableHost, player: str | None) -> SeatCheck:
     """``Referee.seat_check`` on the table as it stands."""
     timeline = host.timeline
     players = list(host.summary().players)
-    playing = host.damaged is None and not timeline.over
+    writable = host.damaged is None  # a read-only table takes no seed and no void
     void = None
-    top = timeline.done[-1] if timeline.done else None
-    if playing and top is not None and top.rolled:
-        pending = timeline.pending
-        asked = list(pending.players) if pending is not None and pending.seq == top.seq else []
+    open_void = timeline.void_open() if writable else None
+    if open_void is not None:
+        top, asked = open_void
         void = VoidOpen(
             seq=top.seq,
             action=describe(top.action),
-            asked=asked,
+            asked=list(asked),
             needs=[p for p in players if p not in asked],
         )
     return SeatCheck(
@@ -1593,7 +1592,7 @@ def seat_check(host: TableHost, player: str | None) -> SeatCheck:
         credential="table" if player is None else "seat",
         player=player,
         players=players,
-        seeds_open=playing and timeline.dice().counter == 0,
+        seeds_open=writable and timeline.seeds_open(),
         seeds_given=[p for p in timeline.seed_players if p is not None],
         void=void,
     )
