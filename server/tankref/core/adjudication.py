@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
 from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
-from tankref.core.trusted import adopt, built, copied, whole
+from tankref.core.trusted import adopt, built, copied, every_field
 
 
 def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
@@ -58,9 +58,10 @@ def find_unit(
 
 # The models a context builds with every field given (``core.trusted.adopt``, declared order):
 # all of a model's fields are then "set", as building it with keywords marks them.
-_RULING_FIELDS = frozenset(RulingNote.model_fields)
-_EVENT_FIELDS = frozenset(Event.model_fields)
-_CHANGE_FIELDS = frozenset(TankChange.model_fields)
+_EVERY_RULING_FIELD = every_field(RulingNote)
+_EVERY_EVENT_FIELD = every_field(Event)
+_EVERY_CHANGE_FIELD = every_field(TankChange)
+_EVERY_MODIFIER_FIELD = every_field(Modifier)
 
 # Values ``to_jsonable_python`` would hand back as they are: most changes are of these.
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -120,7 +121,7 @@ def computed_modifier(
 ) -> Modifier:
     """``Modifier(...)`` for values the engine worked out itself (of the fields' types), built
     as validation would build it, without validating again: a shot makes several."""
-    return whole(
+    return adopt(
         Modifier,
         {
             "clause": clause,
@@ -129,6 +130,7 @@ def computed_modifier(
             "applies_to": applies_to,
             "ruling": ruling,
         },
+        _EVERY_MODIFIER_FIELD,
     )
 
 
@@ -163,11 +165,15 @@ class Context(Generic[S, U]):
         self.before = before
         self.state: S = before.clone()
         self.bag = DiceBag(self.state.dice, dice, supplied)
+        summary: list[str] = []
+        # ``say(line)``: a line for the summary. The list's own append, bound once: a
+        # handler's every line is then a C call, no Python frame (several per action).
+        self.say: Callable[[str], None] = summary.append
         self.result = adopt(
             Result,
             {
                 "action": action,
-                "summary": [],
+                "summary": summary,
                 "rolls": [],
                 "modifiers": [],
                 "rulings": [],
@@ -230,9 +236,6 @@ class Context(Generic[S, U]):
         return sorted(ids) if self.sorted_changes else ids
 
     # --- the result ------------------------------------------------------------------------
-    def say(self, line: str) -> None:
-        self.result.summary.append(line)
-
     def rule(self, clause: str, text: str, option: str | None = None, value: Any = None) -> None:
         if self.rulings_once and any(
             r.clause == clause and r.text == text for r in self.result.rulings
@@ -247,7 +250,7 @@ class Context(Generic[S, U]):
                     "option": option,
                     "value": None if value is None else str(value),
                 },
-                set(_RULING_FIELDS),
+                _EVERY_RULING_FIELD,
             )
         )
 
@@ -268,7 +271,7 @@ class Context(Generic[S, U]):
             adopt(
                 Event,
                 {"kind": kind, "clause": clause, "text": text, "data": data},
-                set(_EVENT_FIELDS),
+                _EVERY_EVENT_FIELD,
             )
         )
 
@@ -358,5 +361,5 @@ class Context(Generic[S, U]):
                 "markers": markers,
                 "tooltip": tooltip,
             },
-            set(_CHANGE_FIELDS),
+            _EVERY_CHANGE_FIELD,
         )
