@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import is_not, itemgetter
+from itertools import compress, repeat
+from operator import contains, is_not, itemgetter
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -308,8 +308,7 @@ class Context(Generic[S, U]):
     def _unit(self, state: S, unit_id: str) -> U | None:
         """The unit in ``state`` (``_map_of``, and the unit in it, in one look)."""
         for attr in self.unit_maps:
-            units: Mapping[str, U] = getattr(state, attr)
-            unit = units.get(unit_id)
+            unit: U | None = getattr(state, attr).get(unit_id)
             if unit is not None:
                 return unit
         return None
@@ -344,13 +343,10 @@ class Context(Generic[S, U]):
                     ]
         if self._extra_changes:
             diff.update(self.extra_changes(before, after))
-        label = self.label(after)
-        last = None
-        for line in reversed(self.result.summary):
-            if label in line:
-                last = line
-                break
-        markers, tooltip = self.view(after, last)
+        # the last summary line that names it, searched in C (lazily: it stops at the first)
+        summary = self.result.summary
+        named = map(contains, reversed(summary), repeat(self.label(after)))
+        markers, tooltip = self.view(after, next(compress(reversed(summary), named), None))
         name = after.__dict__.get("name", unit_id)
         return adopt(
             TankChange,
