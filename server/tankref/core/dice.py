@@ -319,9 +319,14 @@ class DiceBag:
         return self._queues is not None
 
     def roll(self, die: str, count: int, purpose: str, reroll_of: int | None = None) -> list[Roll]:
-        spec = self.dice[die]
-        faces_of = spec.faces
-        if self._queues is not None:
+        faces_of = self.dice[die].faces
+        if self._queues is None:  # the referee's dice, keyed on the first roll (``draws``)
+            first = self.counter
+            self.counter = first + count
+            faces = (self._draws or self.draws).numbers(first, count, len(faces_of))
+            counters = range(first, first + count)
+            out = _fallen(die, faces, faces_of, purpose, "server", counters, reroll_of)
+        else:
             queue = self._queues.get(die, [])
             if len(queue) < count:
                 raise DiceNeeded(DiceNeed(die, count - len(queue), purpose), dict(self._used))
@@ -329,13 +334,6 @@ class DiceBag:
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
             out = _fallen(die, faces, faces_of, purpose, "table", repeat(None), reroll_of)
-        else:
-            first = self.counter
-            self.counter = first + count
-            draws = self._draws or self.draws  # keyed on the first roll (``draws``)
-            faces = draws.numbers(first, count, len(faces_of))
-            counters = range(first, first + count)
-            out = _fallen(die, faces, faces_of, purpose, "server", counters, reroll_of)
         self.rolls.extend(out)
         return out
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from tankref.rulesets.ttt.cards import TankCard
 from tankref.rulesets.ttt.state import TankState
 
@@ -11,7 +13,31 @@ def tank_label(tank: TankState) -> str:
     return f"{tank.name} ({tank.id})"
 
 
+# The fields a tank's markers are read from, all at once (one C call). The markers are a
+# function of these values alone, so they are kept by them: a changed field is another key,
+# never a stale answer (most tanks share a handful of statuses).
+_status_fields = attrgetter(
+    "destroyed", "removed", "on_table", "crew", "morale", "moved", "waiting", "immobilized",
+    "must_recover", "gun_damage", "optics_damage", "engine_damaged", "turret_jammed", "stunned",
+    "hull_down",
+)  # fmt: skip
+_markers_by_status: dict[tuple[object, ...], tuple[str, ...]] = {}
+_STATUSES = 1024
+
+
 def markers(tank: TankState) -> list[str]:
+    """Its status markers, in the order a front end shows them (``_markers``)."""
+    status = _status_fields(tank)
+    known = _markers_by_status.get(status)
+    if known is None:
+        if len(_markers_by_status) >= _STATUSES:
+            _markers_by_status.clear()
+        known = _markers_by_status[status] = tuple(_markers(tank))
+    return list(known)
+
+
+def _markers(tank: TankState) -> list[str]:
+    """Its markers worked out from its fields (each read is in ``_status_fields``)."""
     out: list[str] = []
     if tank.destroyed:
         return ["Destroyed"]
