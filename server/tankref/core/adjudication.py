@@ -67,22 +67,29 @@ _EVERY_MODIFIER_FIELD = every_field(Modifier)
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
-# (unit class, id of its tracked names) -> (those names, how to read them). Keyed by the
-# names' id, not the names: hashing a tuple of twenty names for every change cost more than
-# the look-up it keys (the names kept in the entry, so a reused id is never taken for them).
+# (unit class, id of its tracked names) -> (those names as given, as a tuple, how to read
+# them). Keyed by the names' id, not the names: hashing a tuple of twenty names for every
+# change cost more than the look-up it keys (the names kept in the entry, so a reused id is
+# never taken for them).
 _readers: dict[
-    tuple[type[BaseModel], int], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+    tuple[type[BaseModel], int],
+    tuple[Sequence[str], tuple[str, ...], Callable[[Any], tuple[Any, ...]]],
 ] = {}
+_READERS = 256
 
 
-def _reader(cls: type[BaseModel], tracked: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """How to read a unit's tracked values at once: straight from its instance dict when they
-    are all model fields (one C call), else one by one (a tracked property)."""
+def _reader(
+    cls: type[BaseModel], tracked: Sequence[str]
+) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+    """The tracked names as a tuple, and how to read a unit's values of them at once:
+    straight from its instance dict when they are all model fields (one C call), else one
+    by one (a tracked property)."""
     known = _readers.get((cls, id(tracked)))
     if known is not None and known[0] is tracked:
-        return known[1]
-    if all(name in cls.model_fields for name in tracked) and len(tracked) > 1:
-        pick = itemgetter(*tracked)
+        return known[1], known[2]
+    names = tuple(tracked)
+    if all(name in cls.model_fields for name in names) and len(names) > 1:
+        pick = itemgetter(*names)
 
         def read(unit: Any) -> tuple[Any, ...]:
             values: tuple[Any, ...] = pick(unit.__dict__)
@@ -90,10 +97,12 @@ def _reader(cls: type[BaseModel], tracked: tuple[str, ...]) -> Callable[[Any], t
     else:
 
         def read(unit: Any) -> tuple[Any, ...]:
-            return tuple(getattr(unit, name) for name in tracked)
+            return tuple(getattr(unit, name) for name in names)
 
-    _readers[(cls, id(tracked))] = (tracked, read)
-    return read
+    if len(_readers) >= _READERS:
+        _readers.clear()
+    _readers[(cls, id(tracked))] = (tracked, names, read)
+    return names, read
 
 
 class WorkingState(Protocol):
@@ -321,10 +330,7 @@ class Context(Generic[S, U]):
             return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
-            tracked = self.tracked_for(after)
-            if type(tracked) is not tuple:
-                tracked = tuple(tracked)
-            read = _reader(type(after), tracked)
+            tracked, read = _reader(type(after), self.tracked_for(after))
             new_values = read(after)
             old_values = read(before) if before is not None else (None,) * len(tracked)
             if new_values != old_values:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import itemgetter
 
 from tankref.rulesets.ttt.cards import TankCard
 from tankref.rulesets.ttt.state import TankState
@@ -13,10 +13,10 @@ def tank_label(tank: TankState) -> str:
     return f"{tank.name} ({tank.id})"
 
 
-# The fields a tank's markers are read from, all at once (one C call). The markers are a
-# function of these values alone, so they are kept by them: a changed field is another key,
-# never a stale answer (most tanks share a handful of statuses).
-_status_fields = attrgetter(
+# The fields a tank's markers are read from, all at once from its instance dict (one C call).
+# The markers are a function of these values alone, so they are kept by them: a changed
+# field is another key, never a stale answer (most tanks share a handful of statuses).
+_status_fields = itemgetter(
     "destroyed", "removed", "on_table", "crew", "morale", "moved", "waiting", "immobilized",
     "must_recover", "gun_damage", "optics_damage", "engine_damaged", "turret_jammed", "stunned",
     "hull_down",
@@ -27,7 +27,7 @@ _STATUSES = 1024
 
 def markers(tank: TankState) -> list[str]:
     """Its status markers, in the order a front end shows them (``_markers``)."""
-    status = _status_fields(tank)
+    status = _status_fields(tank.__dict__)
     known = _markers_by_status.get(status)
     if known is None:
         if len(_markers_by_status) >= _STATUSES:
