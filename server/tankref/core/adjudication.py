@@ -183,7 +183,7 @@ class Context(Generic[S, U]):
             {
                 "action": action,
                 "summary": summary,
-                "rolls": [],
+                "rolls": self.bag.rolls,  # the bag's own list: every die in the order thrown
                 "modifiers": [],
                 "rulings": [],
                 "outcome": {},
@@ -309,7 +309,6 @@ class Context(Generic[S, U]):
         state: Any = self.state
         state.__dict__["dice"] = bag.settled_state()
         state.__pydantic_fields_set__.add("dice")
-        assign(self.result, rolls=bag.rolls)
         for unit_id in self.edited:
             self.result.changes.append(self._change(unit_id))
         return Adjudication(self.state, self.result)

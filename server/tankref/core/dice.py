@@ -348,7 +348,7 @@ class DiceBag:
         """A number in 0..n-1 from the table's generator (deck shuffles; never table dice)."""
         counter = self.counter
         self.counter = counter + 1
-        return self.draws.number(counter, n) - 1
+        return self.draws.numbers(counter, 1, n)[0] - 1
 
     @property
     def draws(self) -> Draws:
