@@ -193,6 +193,9 @@ class Context(Generic[S, U]):
             {"action"},
         )
         self._touched: dict[str, None] = {}  # insertion-ordered set
+        # The units this action touched, in no particular order (``edited``: in order): a
+        # live view of them, no call to read it (the after-action checks read it each action).
+        self.touched: Collection[str] = self._touched.keys()
         self._copies: dict[str, U] = {}  # unit id -> its private copy in the working state
 
     # --- units ---------------------------------------------------------------------------
@@ -233,11 +236,6 @@ class Context(Generic[S, U]):
     def touch(self, unit_id: str) -> None:
         """Report the unit in the changes though none of its fields changed (it acted)."""
         self._touched.setdefault(unit_id)
-
-    @property
-    def touched(self) -> Collection[str]:
-        """The units this action touched, in no particular order (``edited``: in order)."""
-        return self._touched.keys()
 
     @property
     def edited(self) -> list[str]:
