@@ -86,37 +86,6 @@ class Roll(BaseModel):
 _EVERY_ROLL_FIELD = every_field(Roll)
 
 
-def _fallen(
-    die: str,
-    faces: Sequence[int],
-    faces_of: tuple[Face, ...],
-    purpose: str,
-    source: DiceSource,
-    counters: Iterable[int | None],
-    reroll_of: int | None,
-) -> list[Roll]:
-    """The ``Roll`` of each die the bag just rolled (every field given, in declared order):
-    the models validation would build, without validating what the bag computed itself.
-    Each built as its fields are written (one pass: cheaper than a list of the dicts first
-    and ``adopted`` over it, measured for one die and for five; a hot path: every die)."""
-    return [
-        adopt(
-            Roll,
-            {
-                "die": die,
-                "face": face,
-                "icons": faces_of[face - 1].icons,
-                "purpose": purpose,
-                "source": source,
-                "counter": counter,
-                "reroll_of": reroll_of,
-            },
-            _EVERY_ROLL_FIELD,
-        )
-        for face, counter in zip(faces, counters, strict=False)  # table dice: repeat(None)
-    ]
-
-
 class DiceState(BaseModel):
     """The table's generator: seed and how many numbers it has drawn."""
 
@@ -320,12 +289,13 @@ class DiceBag:
 
     def roll(self, die: str, count: int, purpose: str, reroll_of: int | None = None) -> list[Roll]:
         faces_of = self.dice[die].faces
+        source: DiceSource
+        counters: Iterable[int | None]
         if self._queues is None:  # the referee's dice, keyed on the first roll (``draws``)
             first = self.counter
             self.counter = first + count
             faces = (self._draws or self.draws).numbers(first, count, len(faces_of))
-            counters = range(first, first + count)
-            out = _fallen(die, faces, faces_of, purpose, "server", counters, reroll_of)
+            source, counters = "server", range(first, first + count)
         else:
             queue = self._queues.get(die, [])
             if len(queue) < count:
@@ -333,7 +303,27 @@ class DiceBag:
             faces = queue[:count]
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
-            out = _fallen(die, faces, faces_of, purpose, "table", repeat(None), reroll_of)
+            source, counters = "table", repeat(None)
+        # Each die's ``Roll`` (every field given, in declared order): the model validation
+        # would build, without validating what the bag computed itself. Built as its fields
+        # are written, here (one pass, no call a roll: cheaper than a list of the dicts first
+        # and ``adopted`` over it, measured for one die and for five; a hot path: every die).
+        out = [
+            adopt(
+                Roll,
+                {
+                    "die": die,
+                    "face": face,
+                    "icons": faces_of[face - 1].icons,
+                    "purpose": purpose,
+                    "source": source,
+                    "counter": counter,
+                    "reroll_of": reroll_of,
+                },
+                _EVERY_ROLL_FIELD,
+            )
+            for face, counter in zip(faces, counters, strict=False)  # table: repeat(None)
+        ]
         self.rolls.extend(out)
         return out
 
