@@ -99,15 +99,14 @@ def card_line(card: TankCard) -> str:
 def tooltip(tank: TankState, last: str | None = None, status: list[str] | None = None) -> str:
     """Short text for a TTS description: card line, crew, status, last result (``status``:
     the tank's ``markers`` when the caller has them already)."""
-    lines = [
-        card_line(tank.card),
-        f"Crew: {tank.crew.capitalize()}"
-        + ("" if tank.morale == "ok" else f", {tank.morale.capitalize()}"),
-    ]
+    # one line each, written straight into one string (no list of lines to join)
+    text = f"{card_line(tank.card)}\nCrew: {tank.crew.capitalize()}"
+    if tank.morale != "ok":
+        text += f", {tank.morale.capitalize()}"
     if status is None:
         status = markers(tank)
     if status:
-        lines.append("Status: " + ", ".join(status))
+        text += "\nStatus: " + ", ".join(status)
     if last:
-        lines.append(f"Last: {last}")
-    return "\n".join(lines)
+        text += f"\nLast: {last}"
+    return text
