@@ -369,8 +369,9 @@ class DiceBag:
 
     def finish(self) -> None:
         """Refuse leftover supplied faces: a wrong count is an error, not a shrug."""
-        queues = self._queues or {}
-        left = {die: len(q) for die, q in queues.items() if q}
+        queues = self._queues
+        # the referee's own dice leave nothing over: no comprehension run for them
+        left = {die: len(q) for die, q in queues.items() if q} if queues else {}
         if self.damage_card is not None and not self.damage_card_taken:
             left["damage_card"] = 1
         if left:
