@@ -14,7 +14,7 @@ from pydantic import BaseModel, PrivateAttr
 from kit.ttt import duel
 from tankref.core.dice import DiceBag, DiceState, Draws, Roll, SuppliedDice, draw_number
 from tankref.core.results import Event, Modifier, Result, RulingNote, TankChange
-from tankref.core.trusted import adopted, built, copied
+from tankref.core.trusted import adopt, adopted, built, copied, every_field
 from tankref.rulesets.ttt.actions import Engage
 from tankref.rulesets.ttt.cards import default_cards
 from tankref.rulesets.ttt.engine import adjudicate
@@ -88,6 +88,21 @@ def test_adopted_models_are_the_validated_ones_each_with_its_own_fields_set() ->
     assert "counter" in fast[1].model_fields_set  # each model's set is its own
 
 
+def test_a_fields_set_shared_by_models_with_every_field_never_changes() -> None:
+    """``every_field``: one fields set for every model built with all its fields given (as
+    the engine builds rolls, rulings, events, changes). Assigning a field (the models that
+    allow it) leaves the shared set as it was, so no model's set speaks for another's."""
+    every = every_field(TankChange)
+    values = {"tank_id": "R1", "name": "Tiger I", "changes": {}, "markers": [], "tooltip": ""}
+    first, second = (adopt(TankChange, dict(values), every) for _ in range(2))
+    first.tooltip = "changed"
+    assert every == set(TankChange.model_fields) == second.model_fields_set
+    assert first.model_fields_set == TankChange(**values).model_fields_set
+    shot = adjudicate(duel().state, Engage(tank_id="R1", target_id="B1")).result
+    for model in [*shot.rolls, *shot.rulings, *shot.events, *shot.changes, *shot.modifiers]:
+        assert model.model_fields_set == set(type(model).model_fields)
+
+
 @pytest.mark.parametrize("source", ["server", "table"])
 def test_a_bags_rolls_are_the_validated_rolls(source: str) -> None:
     """The dice bag's rolls (server-drawn or supplied by the table) equal ``Roll`` validated
@@ -147,10 +162,12 @@ def test_copied_is_an_independent_shallow_copy() -> None:
     assert twin._note == "kept" and twin == secret
 
 
-@pytest.mark.parametrize("sides", [2, 3, 6, 7, 20, 100])
+@pytest.mark.parametrize("sides", [2, 3, 6, 7, 20, 100, 2**31 + 1])
 def test_draws_in_a_batch_are_the_recipe(sides: int) -> None:
     """``Draws.numbers`` (keyed once, one loop) gives ``draw_number``'s numbers, the recipe
-    ``tests/core/test_dice.py`` checks against the standard library's HMAC."""
+    ``tests/core/test_dice.py`` checks against the standard library's HMAC; 2**31 + 1 sides
+    reject about half the first words, so a batch redraws numbers in its middle too, each
+    with its own counter."""
     draws = Draws("batch-seed", ("p1", "p2"))
     assert draws.numbers(40, 60, sides) == [
         draw_number("batch-seed", ("p1", "p2"), c, sides) for c in range(40, 100)

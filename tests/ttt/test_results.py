@@ -5,6 +5,7 @@ from __future__ import annotations
 from kit.ttt import Game, duel
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import Engage, Move, RemoveTank, Wait
+from tankref.rulesets.ttt.presentation import _markers, markers
 
 
 def test_engage_result_is_structured_and_round_trips_through_json() -> None:
@@ -49,6 +50,32 @@ def test_markers_follow_the_state() -> None:
     (change,) = result.changes
     assert change.markers == ["Grizzled", "Wait"]
     assert change.changes == {"waiting": [False, True]}
+
+
+# One field at a time, a value that shows a marker the quiet tank does not.
+MARKED: dict[str, object] = {
+    "destroyed": True, "removed": True, "on_table": False, "crew": "grizzled",
+    "morale": "shaken", "moved": "fast", "waiting": True, "immobilized": True,
+    "must_recover": True, "gun_damage": 2, "optics_damage": 1, "engine_damaged": True,
+    "turret_jammed": True, "stunned": "next", "hull_down": True,
+}  # fmt: skip
+
+
+def test_markers_kept_by_status_are_never_stale() -> None:
+    """Markers are kept by the fields they are read from: a tank that differs from one seen
+    before in any one of them (an edit) gets its own markers, worked out afresh, not the
+    other's; and each call hands back a list of its own."""
+    tank = duel().state.tanks["R1"]
+    quiet = tank.model_copy(update={"crew": "scared", "morale": "ok", "stunned": "no"})
+    seen = markers(quiet)
+    assert markers(quiet) == seen == _markers(quiet)
+    seen.append("scribbled")
+    assert "scribbled" not in markers(quiet)
+    for field, value in MARKED.items():
+        edited = quiet.model_copy(update={field: value})
+        assert markers(edited) == _markers(edited) != _markers(quiet), field
+        again = edited.model_copy(update={"morale": "routed"})  # a second edit on top
+        assert markers(again) == _markers(again), field
 
 
 def test_removing_a_tank_in_setup_is_reported() -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import is_not, itemgetter
+from itertools import compress, repeat
+from operator import contains, is_not, itemgetter
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from tankref.core.dice import DiceBag, DiceState, DieSpec, SuppliedDice
 from tankref.core.errors import RulesError, not_found
 from tankref.core.results import Event, Modifier, ModifierTarget, Result, RulingNote, TankChange
-from tankref.core.trusted import adopt, built, copied, whole
+from tankref.core.trusted import adopt, built, copied, every_field
 
 
 def refuse(code: str, clause: str | None, message: str, **details: Any) -> NoReturn:
@@ -58,30 +58,38 @@ def find_unit(
 
 # The models a context builds with every field given (``core.trusted.adopt``, declared order):
 # all of a model's fields are then "set", as building it with keywords marks them.
-_RULING_FIELDS = frozenset(RulingNote.model_fields)
-_EVENT_FIELDS = frozenset(Event.model_fields)
-_CHANGE_FIELDS = frozenset(TankChange.model_fields)
+_EVERY_RULING_FIELD = every_field(RulingNote)
+_EVERY_EVENT_FIELD = every_field(Event)
+_EVERY_CHANGE_FIELD = every_field(TankChange)
+_EVERY_MODIFIER_FIELD = every_field(Modifier)
 
 # Values ``to_jsonable_python`` would hand back as they are: most changes are of these.
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
-# (unit class, id of its tracked names) -> (those names, how to read them). Keyed by the
-# names' id, not the names: hashing a tuple of twenty names for every change cost more than
-# the look-up it keys (the names kept in the entry, so a reused id is never taken for them).
+# (unit class, id of its tracked names) -> (those names as given, as a tuple, how to read
+# them). Keyed by the names' id, not the names: hashing a tuple of twenty names for every
+# change cost more than the look-up it keys (the names kept in the entry, so a reused id is
+# never taken for them).
 _readers: dict[
-    tuple[type[BaseModel], int], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+    tuple[type[BaseModel], int],
+    tuple[Sequence[str], tuple[str, ...], Callable[[Any], tuple[Any, ...]]],
 ] = {}
+_READERS = 256
 
 
-def _reader(cls: type[BaseModel], tracked: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """How to read a unit's tracked values at once: straight from its instance dict when they
-    are all model fields (one C call), else one by one (a tracked property)."""
+def _reader(
+    cls: type[BaseModel], tracked: Sequence[str]
+) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+    """The tracked names as a tuple, and how to read a unit's values of them at once:
+    straight from its instance dict when they are all model fields (one C call), else one
+    by one (a tracked property)."""
     known = _readers.get((cls, id(tracked)))
     if known is not None and known[0] is tracked:
-        return known[1]
-    if all(name in cls.model_fields for name in tracked) and len(tracked) > 1:
-        pick = itemgetter(*tracked)
+        return known[1], known[2]
+    names = tuple(tracked)
+    if all(name in cls.model_fields for name in names) and len(names) > 1:
+        pick = itemgetter(*names)
 
         def read(unit: Any) -> tuple[Any, ...]:
             values: tuple[Any, ...] = pick(unit.__dict__)
@@ -89,10 +97,12 @@ def _reader(cls: type[BaseModel], tracked: tuple[str, ...]) -> Callable[[Any], t
     else:
 
         def read(unit: Any) -> tuple[Any, ...]:
-            return tuple(getattr(unit, name) for name in tracked)
+            return tuple(getattr(unit, name) for name in names)
 
-    _readers[(cls, id(tracked))] = (tracked, read)
-    return read
+    if len(_readers) >= _READERS:
+        _readers.clear()
+    _readers[(cls, id(tracked))] = (tracked, names, read)
+    return names, read
 
 
 class WorkingState(Protocol):
@@ -120,7 +130,7 @@ def computed_modifier(
 ) -> Modifier:
     """``Modifier(...)`` for values the engine worked out itself (of the fields' types), built
     as validation would build it, without validating again: a shot makes several."""
-    return whole(
+    return adopt(
         Modifier,
         {
             "clause": clause,
@@ -129,6 +139,7 @@ def computed_modifier(
             "applies_to": applies_to,
             "ruling": ruling,
         },
+        _EVERY_MODIFIER_FIELD,
     )
 
 
@@ -163,12 +174,16 @@ class Context(Generic[S, U]):
         self.before = before
         self.state: S = before.clone()
         self.bag = DiceBag(self.state.dice, dice, supplied)
+        summary: list[str] = []
+        # ``say(line)``: a line for the summary. The list's own append, bound once: a
+        # handler's every line is then a C call, no Python frame (several per action).
+        self.say: Callable[[str], None] = summary.append
         self.result = adopt(
             Result,
             {
                 "action": action,
-                "summary": [],
-                "rolls": [],
+                "summary": summary,
+                "rolls": self.bag.rolls,  # the bag's own list: every die in the order thrown
                 "modifiers": [],
                 "rulings": [],
                 "outcome": {},
@@ -178,6 +193,9 @@ class Context(Generic[S, U]):
             {"action"},
         )
         self._touched: dict[str, None] = {}  # insertion-ordered set
+        # The units this action touched, in no particular order (``edited``: in order): a
+        # live view of them, no call to read it (the after-action checks read it each action).
+        self.touched: Collection[str] = self._touched.keys()
         self._copies: dict[str, U] = {}  # unit id -> its private copy in the working state
 
     # --- units ---------------------------------------------------------------------------
@@ -220,19 +238,11 @@ class Context(Generic[S, U]):
         self._touched.setdefault(unit_id)
 
     @property
-    def touched(self) -> Collection[str]:
-        """The units this action touched, in no particular order (``edited``: in order)."""
-        return self._touched.keys()
-
-    @property
     def edited(self) -> list[str]:
         ids = list(self._touched)
         return sorted(ids) if self.sorted_changes else ids
 
     # --- the result ------------------------------------------------------------------------
-    def say(self, line: str) -> None:
-        self.result.summary.append(line)
-
     def rule(self, clause: str, text: str, option: str | None = None, value: Any = None) -> None:
         if self.rulings_once and any(
             r.clause == clause and r.text == text for r in self.result.rulings
@@ -247,7 +257,7 @@ class Context(Generic[S, U]):
                     "option": option,
                     "value": None if value is None else str(value),
                 },
-                set(_RULING_FIELDS),
+                _EVERY_RULING_FIELD,
             )
         )
 
@@ -268,7 +278,7 @@ class Context(Generic[S, U]):
             adopt(
                 Event,
                 {"kind": kind, "clause": clause, "text": text, "data": data},
-                set(_EVENT_FIELDS),
+                _EVERY_EVENT_FIELD,
             )
         )
 
@@ -297,7 +307,6 @@ class Context(Generic[S, U]):
         state: Any = self.state
         state.__dict__["dice"] = bag.settled_state()
         state.__pydantic_fields_set__.add("dice")
-        assign(self.result, rolls=bag.rolls)
         for unit_id in self.edited:
             self.result.changes.append(self._change(unit_id))
         return Adjudication(self.state, self.result)
@@ -305,8 +314,7 @@ class Context(Generic[S, U]):
     def _unit(self, state: S, unit_id: str) -> U | None:
         """The unit in ``state`` (``_map_of``, and the unit in it, in one look)."""
         for attr in self.unit_maps:
-            units: Mapping[str, U] = getattr(state, attr)
-            unit = units.get(unit_id)
+            unit: U | None = getattr(state, attr).get(unit_id)
             if unit is not None:
                 return unit
         return None
@@ -319,10 +327,7 @@ class Context(Generic[S, U]):
             return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
-            tracked = self.tracked_for(after)
-            if type(tracked) is not tuple:
-                tracked = tuple(tracked)
-            read = _reader(type(after), tracked)
+            tracked, read = _reader(type(after), self.tracked_for(after))
             new_values = read(after)
             old_values = read(before) if before is not None else (None,) * len(tracked)
             if new_values != old_values:
@@ -341,13 +346,10 @@ class Context(Generic[S, U]):
                     ]
         if self._extra_changes:
             diff.update(self.extra_changes(before, after))
-        label = self.label(after)
-        last = None
-        for line in reversed(self.result.summary):
-            if label in line:
-                last = line
-                break
-        markers, tooltip = self.view(after, last)
+        # the last summary line that names it, searched in C (lazily: it stops at the first)
+        summary = self.result.summary
+        named = map(contains, reversed(summary), repeat(self.label(after)))
+        markers, tooltip = self.view(after, next(compress(reversed(summary), named), None))
         name = after.__dict__.get("name", unit_id)
         return adopt(
             TankChange,
@@ -358,5 +360,5 @@ class Context(Generic[S, U]):
                 "markers": markers,
                 "tooltip": tooltip,
             },
-            set(_CHANGE_FIELDS),
+            _EVERY_CHANGE_FIELD,
         )

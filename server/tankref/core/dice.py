@@ -28,7 +28,7 @@ from tankref.core.errors import (
     RulesError,
     bad_value,
 )
-from tankref.core.trusted import adopt
+from tankref.core.trusted import adopt, every_field
 
 DiceSource = Literal["server", "table"]
 # Who draws a ruleset's damage cards: the referee from its own deck (seeded like the dice), or
@@ -83,38 +83,7 @@ class Roll(BaseModel):
     reroll_of: int | None = None  # index, in the same result, of the roll this one replaced
 
 
-_ROLL_FIELDS = frozenset(Roll.model_fields)
-
-
-def _fallen(
-    die: str,
-    faces: Sequence[int],
-    faces_of: tuple[Face, ...],
-    purpose: str,
-    source: DiceSource,
-    counters: Iterable[int | None],
-    reroll_of: int | None,
-) -> list[Roll]:
-    """The ``Roll`` of each die the bag just rolled (every field given, in declared order):
-    the models validation would build, without validating what the bag computed itself.
-    Each built as its fields are written (one pass: cheaper than a list of the dicts first
-    and ``adopted`` over it, measured for one die and for five; a hot path: every die)."""
-    return [
-        adopt(
-            Roll,
-            {
-                "die": die,
-                "face": face,
-                "icons": faces_of[face - 1].icons,
-                "purpose": purpose,
-                "source": source,
-                "counter": counter,
-                "reroll_of": reroll_of,
-            },
-            set(_ROLL_FIELDS),
-        )
-        for face, counter in zip(faces, counters, strict=False)  # table dice: repeat(None)
-    ]
+_EVERY_ROLL_FIELD = every_field(Roll)
 
 
 class DiceState(BaseModel):
@@ -150,6 +119,9 @@ def _keyed(seed: str, player_seeds: tuple[str, ...]) -> tuple[Any, Any]:
 
 
 _first_word = struct.Struct(">I").unpack_from  # a digest's first 32-bit word, big-endian
+# A counter's message for attempt 0: its 8 bytes, then the attempt's 4 (zero), big-endian, in
+# one C call (a hot path: every number)
+_first_message = struct.Struct(">Q4x").pack
 
 
 class Draws:
@@ -173,19 +145,18 @@ class Draws:
             raise ValueError("sides must be positive")
         limit = _MASK32 - (_MASK32 % sides)  # largest multiple of sides that fits: no modulo bias
         copy_inner, copy_outer = self._inner.copy, self._outer.copy
-        out = []
-        for counter in range(first, first + count):
+        out: list[int] = []
+        for message in map(_first_message, range(first, first + count)):
             inner = copy_inner()
-            # the counter's 8 bytes, then attempt 0's 4, in one go
-            inner.update((counter << 32).to_bytes(12, "big"))
+            inner.update(message)
             outer = copy_outer()
             outer.update(inner.digest())
             digest = outer.digest()
             (value,) = _first_word(digest)
             if value < limit:  # the first word nearly always fits
                 out.append(value % sides + 1)
-            else:
-                out.append(self._rejected(counter, sides, limit, digest))
+            else:  # this number's counter: the first, and one for each number before it
+                out.append(self._rejected(first + len(out), sides, limit, digest))
         return out
 
     def _rejected(self, counter: int, sides: int, limit: int, digest: bytes) -> int:
@@ -317,23 +288,42 @@ class DiceBag:
         return self._queues is not None
 
     def roll(self, die: str, count: int, purpose: str, reroll_of: int | None = None) -> list[Roll]:
-        spec = self.dice[die]
-        faces_of = spec.faces
-        if self._queues is not None:
+        faces_of = self.dice[die].faces
+        source: DiceSource
+        counters: Iterable[int | None]
+        if self._queues is None:  # the referee's dice, keyed on the first roll (``draws``)
+            first = self.counter
+            self.counter = first + count
+            faces = (self._draws or self.draws).numbers(first, count, len(faces_of))
+            source, counters = "server", range(first, first + count)
+        else:
             queue = self._queues.get(die, [])
             if len(queue) < count:
                 raise DiceNeeded(DiceNeed(die, count - len(queue), purpose), dict(self._used))
             faces = queue[:count]
             del queue[:count]
             self._used[die] = self._used.get(die, 0) + count
-            out = _fallen(die, faces, faces_of, purpose, "table", repeat(None), reroll_of)
-        else:
-            first = self.counter
-            self.counter = first + count
-            draws = self._draws or self.draws  # keyed on the first roll (``draws``)
-            faces = draws.numbers(first, count, len(faces_of))
-            counters = range(first, first + count)
-            out = _fallen(die, faces, faces_of, purpose, "server", counters, reroll_of)
+            source, counters = "table", repeat(None)
+        # Each die's ``Roll`` (every field given, in declared order): the model validation
+        # would build, without validating what the bag computed itself. Built as its fields
+        # are written, here (one pass, no call a roll: cheaper than a list of the dicts first
+        # and ``adopted`` over it, measured for one die and for five; a hot path: every die).
+        out = [
+            adopt(
+                Roll,
+                {
+                    "die": die,
+                    "face": face,
+                    "icons": faces_of[face - 1].icons,
+                    "purpose": purpose,
+                    "source": source,
+                    "counter": counter,
+                    "reroll_of": reroll_of,
+                },
+                _EVERY_ROLL_FIELD,
+            )
+            for face, counter in zip(faces, counters, strict=False)  # table: repeat(None)
+        ]
         self.rolls.extend(out)
         return out
 
@@ -348,7 +338,7 @@ class DiceBag:
         """A number in 0..n-1 from the table's generator (deck shuffles; never table dice)."""
         counter = self.counter
         self.counter = counter + 1
-        return self.draws.number(counter, n) - 1
+        return self.draws.numbers(counter, 1, n)[0] - 1
 
     @property
     def draws(self) -> Draws:
@@ -379,8 +369,9 @@ class DiceBag:
 
     def finish(self) -> None:
         """Refuse leftover supplied faces: a wrong count is an error, not a shrug."""
-        queues = self._queues or {}
-        left = {die: len(q) for die, q in queues.items() if q}
+        queues = self._queues
+        # the referee's own dice leave nothing over: no comprehension run for them
+        left = {die: len(q) for die, q in queues.items() if q} if queues else {}
         if self.damage_card is not None and not self.damage_card_taken:
             left["damage_card"] = 1
         if left:

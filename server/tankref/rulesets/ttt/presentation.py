@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from tankref.rulesets.ttt.cards import TankCard
 from tankref.rulesets.ttt.state import TankState
 
@@ -11,7 +13,31 @@ def tank_label(tank: TankState) -> str:
     return f"{tank.name} ({tank.id})"
 
 
+# The fields a tank's markers are read from, all at once from its instance dict (one C call).
+# The markers are a function of these values alone, so they are kept by them: a changed
+# field is another key, never a stale answer (most tanks share a handful of statuses).
+_status_fields = itemgetter(
+    "destroyed", "removed", "on_table", "crew", "morale", "moved", "waiting", "immobilized",
+    "must_recover", "gun_damage", "optics_damage", "engine_damaged", "turret_jammed", "stunned",
+    "hull_down",
+)  # fmt: skip
+_markers_by_status: dict[tuple[object, ...], tuple[str, ...]] = {}
+_STATUSES = 1024
+
+
 def markers(tank: TankState) -> list[str]:
+    """Its status markers, in the order a front end shows them (``_markers``)."""
+    status = _status_fields(tank.__dict__)
+    known = _markers_by_status.get(status)
+    if known is None:
+        if len(_markers_by_status) >= _STATUSES:
+            _markers_by_status.clear()
+        known = _markers_by_status[status] = tuple(_markers(tank))
+    return list(known)
+
+
+def _markers(tank: TankState) -> list[str]:
+    """Its markers worked out from its fields (each read is in ``_status_fields``)."""
     out: list[str] = []
     if tank.destroyed:
         return ["Destroyed"]
@@ -73,15 +99,14 @@ def card_line(card: TankCard) -> str:
 def tooltip(tank: TankState, last: str | None = None, status: list[str] | None = None) -> str:
     """Short text for a TTS description: card line, crew, status, last result (``status``:
     the tank's ``markers`` when the caller has them already)."""
-    lines = [
-        card_line(tank.card),
-        f"Crew: {tank.crew.capitalize()}"
-        + ("" if tank.morale == "ok" else f", {tank.morale.capitalize()}"),
-    ]
+    # one line each, written straight into one string (no list of lines to join)
+    text = f"{card_line(tank.card)}\nCrew: {tank.crew.capitalize()}"
+    if tank.morale != "ok":
+        text += f", {tank.morale.capitalize()}"
     if status is None:
         status = markers(tank)
     if status:
-        lines.append("Status: " + ", ".join(status))
+        text += "\nStatus: " + ", ".join(status)
     if last:
-        lines.append(f"Last: {last}")
-    return "\n".join(lines)
+        text += f"\nLast: {last}"
+    return text
