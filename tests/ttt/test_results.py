@@ -85,3 +85,45 @@ def test_removing_a_tank_in_setup_is_reported() -> None:
     result = g.do(RemoveTank(tank_id="R1"))
     assert [(c.tank_id, c.changes) for c in result.changes] == [("R1", {"removed": [False, True]})]
     assert "R1" not in g.state.tanks
+
+
+def _fields_read(func: object, owner: str) -> set[str]:
+    """The attributes ``func`` reads off its parameter ``owner``, properties followed into
+    the fields they read (``self.x`` in their own source)."""
+    import ast
+    import inspect
+    import textwrap
+
+    from tankref.rulesets.ttt.state import TankState
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))  # type: ignore[arg-type]
+    names = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == owner
+    }
+    out: set[str] = set()
+    for name in names:
+        prop = getattr(TankState, name, None)
+        if isinstance(prop, property):
+            out |= _fields_read(prop.fget, "self")
+        else:
+            out.add(name)
+    return out
+
+
+def test_markers_cache_key_holds_every_field_the_markers_read() -> None:
+    """The markers cache is keyed by ``_status_fields``: every field ``_markers`` reads
+    (directly or through a property such as ``grizzled``) must be in that key, or an edit of
+    the missing field would hand back another status's markers. Read from the code itself,
+    so a marker added later without its field in the key fails here."""
+    from tankref.rulesets.ttt import presentation
+    from tankref.rulesets.ttt.state import TankState
+
+    read = _fields_read(presentation._markers, "tank")
+    assert read <= set(TankState.model_fields), read - set(TankState.model_fields)
+    assert {"crew", "hull_down"} <= read  # the walk found the reads, through properties too
+    keyed = set(presentation._status_fields.__reduce__()[1])  # the itemgetter's names
+    assert read <= keyed, f"read but not in the cache key: {sorted(read - keyed)}"
