@@ -157,7 +157,13 @@ def read_line(state: TableState, shooter: TankState, target: TankState) -> LineO
     a, b = shooter.pos, target.pos
     line = _new_line(a, b)
     terrain = state.terrain
-    for piece in _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b):
+    # A few pieces are read as they stand (``_near``'s own answer then, without its call).
+    pieces: Collection[TerrainPiece] = (
+        terrain.values()
+        if len(terrain) < INDEXED
+        else _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b)
+    )
+    for piece in pieces:
         shape = piece.shape
         if not segment_enters(shape, a, b):
             continue
