@@ -569,34 +569,70 @@ _Whole = tuple[tuple[Modifier, ...], int, int]
 def _accuracy_whole(
     options: Options, own: ShooterPlan, target: TankState, line: LineOfFire
 ) -> _Whole:
-    mods, white = _accuracy_part(options, target, line)
+    mods, white, _ = _accuracy_part(options, target, line)
     return own.accuracy_mods + mods, max(0, own.white + white), 0
 
 
 def _penetration_whole(options: Options, own: ShooterPlan, line: LineOfFire) -> _Whole:
-    mods, red = _penetration_part(options, line)
-    return (
-        own.gun_mods + mods,
-        max(0, own.red + red),
-        line.cover + concealment_armour(options, line),
-    )
+    mods, red, armour = _penetration_part(options, line)
+    return own.gun_mods + mods, max(0, own.red + red), armour
 
 
-# A part of a shot's modifiers, and what it adds to the dice rolled.
-_Part = tuple[tuple[Modifier, ...], int]
+# The shot's part of a stage's modifiers (the target's and the line's), by everything it is
+# built from: the options it reads and the line's few numbers and texts. A table's shots
+# cross the same few pieces and screens, so each part's records and texts are built once,
+# not once a shot; the key is the whole input, so an option edited or another piece crossed
+# finds its own entry, never a stale one. Each entry's first element names its stage.
+_parts: dict[tuple[object, ...], _Whole] = {}
+_PARTS = 512
 
 
-def _accuracy_part(options: Options, target: TankState, line: LineOfFire) -> _Part:
+def _part(key: tuple[object, ...], part: _Whole) -> _Whole:
+    """Keep ``part`` under ``key`` (the table forgotten when full: a few entries a game)."""
+    if len(_parts) >= _PARTS:
+        _parts.clear()
+    _parts[key] = part
+    return part
+
+
+def _accuracy_part(options: Options, target: TankState, line: LineOfFire) -> _Whole:
     """The target's and the line's Accuracy penalties, and the white dice they take off."""
+    key = (
+        "accuracy",
+        target.moved == "fast" and target.card.fast_evasion,
+        line.concealment,
+        line.concealment_why,
+        line.smoke,
+        len(line.smoke_screens),
+        options.concealment,
+        options.smoke_stacking,
+    )
+    found = _parts.get(key)
+    if found is not None:
+        return found
     mods = _shot_penalties(options, target, line)
-    return mods, sum(m.amount for m in mods)
+    return _part(key, (mods, sum(m.amount for m in mods), 0))
 
 
-def _penetration_part(options: Options, line: LineOfFire) -> _Part:
-    """The line's Penetration modifiers, and what they add to the red dice (Cover on the
-    armour adds none; option literal takes Cover off the dice)."""
+def _penetration_part(options: Options, line: LineOfFire) -> _Whole:
+    """The line's Penetration modifiers, what they add to the red dice (Cover on the armour
+    adds none; option literal takes Cover off the dice) and to the armour (Cover and, option
+    cover, concealment)."""
+    key = (
+        "penetration",
+        line.cover,
+        line.cover_why,
+        line.concealment,
+        line.concealment_why,
+        options.cover,
+        options.concealment,
+    )
+    found = _parts.get(key)
+    if found is not None:
+        return found
     mods = _line_modifiers(options, line)
-    return mods, sum(m.amount for m in mods if m.applies_to == "penetration_dice")
+    red = sum(m.amount for m in mods if m.applies_to == "penetration_dice")
+    return _part(key, (mods, red, line.cover + concealment_armour(options, line)))
 
 
 def plan_engage(

@@ -1,0 +1,121 @@
+"""A shot's modifiers from the target and the line of fire (TTT-E4, TTT-E5, TTT-CV1, TTT-CN1,
+TTT-SM3, TTT-M2) are built once per set of inputs and kept (issue 18). Kept or built anew,
+a plan must be the same, and an option edited between two shots must give the second shot
+the records its own options make, never the first shot's."""
+
+from __future__ import annotations
+
+from itertools import product
+
+from tankref.core.dice import DiceState
+from tankref.core.geometry import Circle, Polygon
+from tankref.rulesets.ttt import combat
+from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, StartGame
+from tankref.rulesets.ttt.cards import default_cards
+from tankref.rulesets.ttt.combat import EngagePlan, plan_engage
+from tankref.rulesets.ttt.engine import adjudicate, new_table
+from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TerrainPiece
+
+
+def crossed_table() -> TableState:
+    """Red's Tiger fires at Blue's Sherman across a wall (Cover 1) and a wood the Sherman
+    stands in (heavy concealment), with a -2 screen on the line."""
+    state = new_table(options=Options(deploy_depth=48.0), dice=DiceState(seed="parts"))
+    pieces = [
+        TerrainPiece(
+            id="wall", kind="cover1", shape=Polygon(points=((-6, 1), (6, 1), (6, 3), (-6, 3)))
+        ),
+        TerrainPiece(id="wood", kind="forest", shape=Circle(x=0, z=20, radius=4)),
+    ]
+    actions: list[object] = [PlaceTerrain(piece=p) for p in pieces]
+    actions += [
+        PlaceTank(tank_id="R1", card="tiger-i", player="Red", x=0, z=-20, facing=0),
+        PlaceTank(tank_id="B1", card="m4a1-sherman", player="Blue", x=0, z=20, facing=180),
+        CrewRoll(),
+        StartGame(),
+    ]
+    for action in actions:
+        state = adjudicate(state, action).state  # type: ignore[arg-type]
+    screen = SmokeScreen(id=1, owner="Red", tank_id="R1", ability="pots", x=0, z=-10, strength=2)
+    return state.model_copy(update={"smoke": (screen,)})
+
+
+def plan_of(state: TableState) -> EngagePlan:
+    return plan_engage(state, "R1", "B1")
+
+
+def built_anew(state: TableState) -> EngagePlan:
+    """The plan with nothing kept from earlier shots."""
+    combat._parts.clear()
+    return plan_of(state)
+
+
+def test_kept_parts_give_the_plan_built_anew_after_option_edits_TTT_CV1_TTT_CN1_TTT_SM3() -> None:
+    """TTT-CV1/TTT-E5/TTT-CN1/TTT-SM3: every option that changes a shot's modifiers, edited
+    between shots on the same table and line: each shot's plan equals the plan built from
+    scratch under its own options, and the edits do change the records."""
+    base = crossed_table()
+    tables = []
+    for cover, concealment, stacking in product(
+        ("armour", "literal"), ("accuracy", "cover"), ("strongest", "add")
+    ):
+        options = base.options.model_copy(
+            update={"cover": cover, "concealment": concealment, "smoke_stacking": stacking}
+        )
+        tables.append(base.model_copy(update={"options": options}))
+    fresh = [built_anew(state) for state in tables]
+    combat._parts.clear()
+    # Each shot after the other option sets' shots, whose entries are all kept; then again.
+    assert [plan_of(state) for state in tables] == fresh
+    assert [plan_of(state) for state in reversed(tables)] == fresh[::-1]
+    seen: set[tuple[object, ...]] = set()
+    for state, plan in zip(tables, fresh, strict=True):
+        options = state.options
+        seen.add(
+            (
+                tuple(m.model_dump_json() for m in plan.accuracy_mods),
+                tuple(m.model_dump_json() for m in plan.penetration_mods),
+                plan.white_dice,
+                plan.red_dice,
+                plan.threshold,
+            )
+        )
+        labels = [m.label for m in plan.penetration_mods + plan.accuracy_mods]
+        assert any("Cover also taken off the red dice" in x for x in labels) == (
+            options.cover == "literal"
+        )
+        assert any("concealment +2" in x for x in labels) == (options.concealment == "cover")
+        assert any(m.clause == "TTT-CN1" for m in plan.accuracy_mods) == (
+            options.concealment == "accuracy"
+        )
+    assert len(seen) == 8  # every option set has modifiers of its own
+
+
+def test_kept_parts_follow_the_line_and_the_target_TTT_E4_TTT_M2() -> None:
+    """TTT-E4/TTT-M2/TTT-CV1: a target that moved fast (a card with fast evasion), a screen
+    gone, a wall moved out of the line: each shot's plan equals the one built anew, though
+    earlier shots are kept."""
+    base = crossed_table()
+    stuart = default_cards().tanks["m5-stuart"]
+    assert stuart.fast_evasion
+    fast = base.tanks["B1"].model_copy(update={"moved": "fast", "card": stuart})
+    no_wall = {k: v for k, v in base.terrain.items() if k != "wall"}
+    tables = [
+        base,
+        base.model_copy(update={"tanks": {**base.tanks, "B1": fast}}),
+        base.model_copy(update={"smoke": ()}),
+        base.model_copy(update={"terrain": no_wall}),
+        base,
+    ]
+    combat._parts.clear()
+    plans = [plan_of(state) for state in tables]
+    assert plans == [built_anew(state) for state in tables]
+
+    def clauses(plan: EngagePlan) -> list[str]:
+        return [m.clause for m in plan.accuracy_mods + plan.penetration_mods]
+
+    assert clauses(plans[0]) == ["TTT-CN1", "TTT-SM3", "TTT-CV1"]
+    assert clauses(plans[1]) == ["TTT-M2", "TTT-CN1", "TTT-SM3", "TTT-CV1"]  # fast evasion
+    assert clauses(plans[2]) == ["TTT-CN1", "TTT-CV1"]  # no screen on the line
+    assert clauses(plans[3]) == ["TTT-CN1", "TTT-SM3"]  # no wall: no Cover
+    assert plans[3].threshold == plans[0].threshold - 1
