@@ -10,7 +10,7 @@ plan, so the odds and the adjudication cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 
 from tankref.core import flow
 from tankref.core.adjudication import assign, computed_modifier, refuse
@@ -727,6 +727,20 @@ def _spend_reroll(ctx: Context, tank_id: str, stage: str) -> None:
     ctx.rule("TTT-CR1", text, "grizzled_reroll", option)
 
 
+# A roll's dice read in C (``map`` over these), not die by die in Python: each shot reads its
+# dice several ways (faces for the summary, HIT, PEN and STAR icons), on every Engage.
+_face = attrgetter("face")
+_icons = attrgetter("icons")
+_hits = methodcaller("count", HIT)
+_pens = methodcaller("count", PEN)
+_stars = methodcaller("count", STAR)
+
+
+def _faces(rolls: list[Roll]) -> str:
+    """The faces rolled, as the summary line writes them."""
+    return " ".join(map(str, map(_face, rolls)))
+
+
 class _Pool:
     """The red dice as they stand: the latest roll in each die's slot, and the PEN icons they
     show, kept up to date as a die is replaced (read after every reroll: not counted anew)."""
@@ -735,7 +749,7 @@ class _Pool:
 
     def __init__(self, slots: list[Roll]) -> None:
         self.slots = slots
-        self.pens = sum([r.icons.count(PEN) for r in slots])
+        self.pens = sum(map(_pens, map(_icons, slots)))
 
     def replace(self, slot: int, roll: Roll) -> None:
         """The die in ``slot`` rerolled: ``roll`` takes its place."""
@@ -860,18 +874,17 @@ def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool |
         outcome["reason"] = "no accuracy dice"
         return None
     whites = ctx.bag.roll(ACCURACY_DIE, n_white, "for Accuracy")
-    icons = [r.icons for r in whites]
-    hit = any([HIT in i for i in icons])
-    faces = " ".join([str(r.face) for r in whites])
-    acc_line = f"Accuracy: {math_text} [{faces}]"
+    hits = list(map(_hits, map(_icons, whites)))  # the HIT icons each die shows
+    hit = any(hits)
+    acc_line = f"Accuracy: {math_text} [{_faces(whites)}]"
     if not hit and plan.reroll_accuracy:
         _spend_reroll(ctx, shooter.id, "Accuracy")
         again = ctx.bag.reroll(whites[0], "Grizzled reroll")
-        hit = HIT in again.icons
-        icons.append(again.icons)
+        hits.append(again.icons.count(HIT))
+        hit = hits[-1] > 0
         acc_line += f", Grizzled reroll {again.face}"
     # This shot's white dice are the action's only ones (one Engage per action).
-    if any([i.count(HIT) > 1 for i in icons]):
+    if max(hits) > 1:
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
     ctx.say(f"{acc_line}: {'hit' if hit else 'miss'}.")
     return hit
@@ -895,8 +908,8 @@ def _roll_penetration(
     if concealed:
         outcome["concealment"] = concealed
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
-    first_faces = " ".join([str(r.face) for r in pool.slots])  # lists: cheaper than generators
-    stars = sum([r.icons.count(STAR) for r in pool.slots])
+    first_faces = _faces(pool.slots)
+    stars = sum(map(_stars, map(_icons, pool.slots)))
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
         f"Penetration: {shooter.card.penetration}"
