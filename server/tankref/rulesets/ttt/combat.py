@@ -978,12 +978,12 @@ def do_engage(ctx: Context, action: Engage) -> None:
     if not hit:
         return
     outcome["hit"] = True
-    if t.hit_turn != state.turn:
-        assign(t, hit_by=(), hit_turn=state.turn)  # TTT-MO2 (2) counts the game turn, both phases
-    if s.id not in t.hit_by:
-        if t.hit_by:
+    # TTT-MO2 (2) counts the game turn, both phases: hits of an earlier turn are forgotten.
+    hit_by = t.hit_by if t.hit_turn == state.turn else ()
+    if s.id not in hit_by:
+        if hit_by:
             ctx.trigger_morale(t.id, "hit by a second enemy tank this turn")
-        assign(t, hit_by=(*t.hit_by, s.id))
+        assign(t, hit_by=(*hit_by, s.id), hit_turn=state.turn)
 
     # The Grizzled reroll is still there for Penetration unless Accuracy just spent it.
     reroll_left = plan.reroll_penetration and not s.reroll_used

@@ -178,10 +178,11 @@ def resolve_morale(ctx: Context) -> None:
                 if movers_before is None:
                     movers_before = _movers(ctx.before)
                 _no_friend_left_to_move(ctx, fewer, movers_before, _movers(ctx.state))
-        pending = [t for t in ctx.morale_triggers if t not in ctx.checked]
-        if not pending:
+        for tank_id in ctx.morale_triggers:  # the first tank triggered and not yet checked
+            if tank_id not in ctx.checked:
+                break
+        else:
             return
-        tank_id = pending[0]
         ctx.checked.add(tank_id)
         could_move = ctx.state.tanks[tank_id].can_move
         morale_check(ctx, tank_id, ctx.morale_triggers[tank_id])
