@@ -1,5 +1,6 @@
-"""A shot's modifiers from the target and the line of fire (TTT-E4, TTT-E5, TTT-CV1, TTT-CN1,
-TTT-SM3, TTT-M2) are built once per set of inputs and kept (issue 18). Kept or built anew,
+"""A shot's modifiers from the shooter, the target and the line of fire (TTT-E4, TTT-M1,
+TTT-MR1, TTT-E7, TTT-E5, TTT-CV1, TTT-CN1, TTT-SM3, TTT-M2) are built once per set of inputs
+and kept (issue 18). Kept or built anew,
 a plan must be the same, and an option edited between two shots must give the second shot
 the records its own options make, never the first shot's."""
 
@@ -47,6 +48,7 @@ def plan_of(state: TableState) -> EngagePlan:
 def built_anew(state: TableState) -> EngagePlan:
     """The plan with nothing kept from earlier shots."""
     combat._parts.clear()
+    combat._shooter_parts.clear()
     return plan_of(state)
 
 
@@ -119,3 +121,43 @@ def test_kept_parts_follow_the_line_and_the_target_TTT_E4_TTT_M2() -> None:
     assert clauses(plans[2]) == ["TTT-CN1", "TTT-CV1"]  # no screen on the line
     assert clauses(plans[3]) == ["TTT-CN1", "TTT-SM3"]  # no wall: no Cover
     assert plans[3].threshold == plans[0].threshold - 1
+
+
+def test_kept_shooter_parts_follow_the_shooter_TTT_M1_TTT_MR1_TTT_E7() -> None:
+    """TTT-M1/TTT-MR1/TTT-E7: the shooter moved (normal, fast), Shaken, with damaged optics or
+    gun, alone and together, shot after shot: each plan equals the one built anew, and each
+    state has the penalties and dice of its own."""
+    base = crossed_table()
+    tiger = base.tanks["R1"]
+    changes: list[dict[str, object]] = [
+        {},
+        {"moved": "normal"},
+        {"moved": "fast", "card": default_cards().tanks["m5-stuart"]},  # may fire moving fast
+        {"morale": "shaken"},
+        {"optics_damage": 1},
+        {"optics_damage": 2},
+        {"gun_damage": 1},
+        {"moved": "normal", "morale": "shaken", "optics_damage": 1, "gun_damage": 2},
+        {},
+    ]
+    tables = [
+        base.model_copy(update={"tanks": {**base.tanks, "R1": tiger.model_copy(update=c)}})
+        for c in changes
+    ]
+    fresh = [built_anew(state) for state in tables]
+    combat._parts.clear()
+    combat._shooter_parts.clear()
+    assert [plan_of(state) for state in tables] == fresh
+    assert [plan_of(state) for state in reversed(tables)] == fresh[::-1]
+    shooter_mods = [
+        [(m.clause, m.label, m.amount) for m in plan.accuracy_mods if m.clause != "TTT-CN1"]
+        for plan in fresh
+    ]
+    assert shooter_mods[1][0] == ("TTT-M1", "moved this turn (normal)", -2)
+    assert shooter_mods[2][0] == ("TTT-M1", "moved this turn (fast)", -2)
+    assert shooter_mods[3][0] == ("TTT-MR1", "Shaken crew", -1)
+    assert shooter_mods[5][0] == ("TTT-E7", "Optics Damaged", -2)
+    assert fresh[6].penetration_mods[0].label == "Gun Damaged"
+    assert fresh[6].red_dice == fresh[0].red_dice - 1
+    assert fresh[7].red_dice == fresh[0].red_dice - 2
+    assert len({(tuple(m), p.red_dice) for m, p in zip(shooter_mods, fresh, strict=True)}) == 8

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter, methodcaller
+from typing import TypeVar
 
 from tankref.core import flow
 from tankref.core.adjudication import assign, computed_modifier, refuse
@@ -472,12 +473,10 @@ class ShooterPlan:
 def shooter_plan(
     options: Options, shooter: TankState, declared: GrizzledUse | None = None
 ) -> ShooterPlan:
-    accuracy_mods = _shooter_penalties(shooter)
-    gun_mods = _gun_modifiers(shooter)
+    accuracy_mods, lost, gun_mods, red_lost = _shooter_part(shooter)
     card = shooter.card
-    white = card.accuracy + sum(m.amount for m in accuracy_mods)
-    red = card.penetration
-    red += sum(m.amount for m in gun_mods if m.applies_to == "penetration_dice")
+    white = card.accuracy + lost
+    red = card.penetration + red_lost
     return frozen(
         ShooterPlan,
         {
@@ -586,13 +585,34 @@ def _penetration_whole(options: Options, own: ShooterPlan, line: LineOfFire) -> 
 _parts: dict[tuple[object, ...], _Whole] = {}
 _PARTS = 512
 
+K = TypeVar("K")
+P = TypeVar("P")
 
-def _part(key: tuple[object, ...], part: _Whole) -> _Whole:
+
+def _kept(table: dict[K, P], key: K, part: P) -> P:
     """Keep ``part`` under ``key`` (the table forgotten when full: a few entries a game)."""
-    if len(_parts) >= _PARTS:
-        _parts.clear()
-    _parts[key] = part
+    if len(table) >= _PARTS:
+        table.clear()
+    table[key] = part
     return part
+
+
+# The shooter's own penalties (TTT-E4) and Gun Damaged (TTT-E7), with the white and red dice
+# they take off, kept in the same way by everything they are built from.
+_ShooterPart = tuple[tuple[Modifier, ...], int, tuple[Modifier, ...], int]
+_shooter_parts: dict[tuple[str, str, int, int], _ShooterPart] = {}
+
+
+def _shooter_part(shooter: TankState) -> _ShooterPart:
+    key = (shooter.moved, shooter.morale, shooter.optics_damage, shooter.gun_damage)
+    found = _shooter_parts.get(key)
+    if found is not None:
+        return found
+    accuracy_mods = _shooter_penalties(shooter)
+    gun_mods = _gun_modifiers(shooter)
+    lost = sum(m.amount for m in accuracy_mods)
+    red_lost = sum(m.amount for m in gun_mods if m.applies_to == "penetration_dice")
+    return _kept(_shooter_parts, key, (accuracy_mods, lost, gun_mods, red_lost))
 
 
 def _accuracy_part(options: Options, target: TankState, line: LineOfFire) -> _Whole:
@@ -611,7 +631,7 @@ def _accuracy_part(options: Options, target: TankState, line: LineOfFire) -> _Wh
     if found is not None:
         return found
     mods = _shot_penalties(options, target, line)
-    return _part(key, (mods, sum(m.amount for m in mods), 0))
+    return _kept(_parts, key, (mods, sum(m.amount for m in mods), 0))
 
 
 def _penetration_part(options: Options, line: LineOfFire) -> _Whole:
@@ -632,7 +652,7 @@ def _penetration_part(options: Options, line: LineOfFire) -> _Whole:
         return found
     mods = _line_modifiers(options, line)
     red = sum(m.amount for m in mods if m.applies_to == "penetration_dice")
-    return _part(key, (mods, red, line.cover + concealment_armour(options, line)))
+    return _kept(_parts, key, (mods, red, line.cover + concealment_armour(options, line)))
 
 
 def plan_engage(
