@@ -1,44 +1,35 @@
 """A shot's modifiers from the shooter, the target and the line of fire (TTT-E4, TTT-M1,
 TTT-MR1, TTT-E7, TTT-E5, TTT-CV1, TTT-CN1, TTT-SM3, TTT-M2) are built once per set of inputs
-and kept (issue 18). Kept or built anew,
-a plan must be the same, and an option edited between two shots must give the second shot
-the records its own options make, never the first shot's."""
+and kept (issue 18). Kept or built anew, a plan must be the same, and an option edited
+between two shots must give the second shot the records its own options make, never the
+first shot's."""
 
 from __future__ import annotations
 
 from itertools import product
 
-from tankref.core.dice import DiceState
-from tankref.core.geometry import Circle, Polygon
+from kit.ttt import Game
 from tankref.rulesets.ttt import combat
-from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, StartGame
 from tankref.rulesets.ttt.cards import default_cards
 from tankref.rulesets.ttt.combat import EngagePlan, plan_engage
-from tankref.rulesets.ttt.engine import adjudicate, new_table
-from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TerrainPiece
+from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState
 
 
 def crossed_table() -> TableState:
     """Red's Tiger fires at Blue's Sherman across a wall (Cover 1) and a wood the Sherman
     stands in (heavy concealment), with a -2 screen on the line."""
-    state = new_table(options=Options(deploy_depth=48.0), dice=DiceState(seed="parts"))
-    pieces = [
-        TerrainPiece(
-            id="wall", kind="cover1", shape=Polygon(points=((-6, 1), (6, 1), (6, 3), (-6, 3)))
-        ),
-        TerrainPiece(id="wood", kind="forest", shape=Circle(x=0, z=20, radius=4)),
-    ]
-    actions: list[object] = [PlaceTerrain(piece=p) for p in pieces]
-    actions += [
-        PlaceTank(tank_id="R1", card="tiger-i", player="Red", x=0, z=-20, facing=0),
-        PlaceTank(tank_id="B1", card="m4a1-sherman", player="Blue", x=0, z=20, facing=180),
-        CrewRoll(),
-        StartGame(),
-    ]
-    for action in actions:
-        state = adjudicate(state, action).state  # type: ignore[arg-type]
+    g = Game(options=Options(deploy_depth=48.0))
+    wall = {"shape": "polygon", "points": [[-6, 1], [6, 1], [6, 3], [-6, 3]]}
+    g.terrain("wall", "cover1", wall)
+    g.terrain("wood", "forest", {"shape": "circle", "x": 0, "z": 20, "radius": 4})
+    g.place("R1", "tiger-i", "Red", 0, -20, 0)
+    g.place("B1", "m4a1-sherman", "Blue", 0, 20, 180)
+    g.crew("R1")
+    g.crew("B1")
+    g.start()
     screen = SmokeScreen(id=1, owner="Red", tank_id="R1", ability="pots", x=0, z=-10, strength=2)
-    return state.model_copy(update={"smoke": (screen,)})
+    state: TableState = g.state.model_copy(update={"smoke": (screen,)})
+    return state
 
 
 def plan_of(state: TableState) -> EngagePlan:
