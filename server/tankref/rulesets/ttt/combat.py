@@ -10,7 +10,8 @@ plan, so the odds and the adjudication cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, methodcaller
+from typing import TypeVar
 
 from tankref.core import flow
 from tankref.core.adjudication import assign, computed_modifier, refuse
@@ -472,12 +473,10 @@ class ShooterPlan:
 def shooter_plan(
     options: Options, shooter: TankState, declared: GrizzledUse | None = None
 ) -> ShooterPlan:
-    accuracy_mods = _shooter_penalties(shooter)
-    gun_mods = _gun_modifiers(shooter)
+    accuracy_mods, lost, gun_mods, red_lost = _shooter_part(shooter)
     card = shooter.card
-    white = card.accuracy + sum(m.amount for m in accuracy_mods)
-    red = card.penetration
-    red += sum(m.amount for m in gun_mods if m.applies_to == "penetration_dice")
+    white = card.accuracy + lost
+    red = card.penetration + red_lost
     return frozen(
         ShooterPlan,
         {
@@ -569,34 +568,91 @@ _Whole = tuple[tuple[Modifier, ...], int, int]
 def _accuracy_whole(
     options: Options, own: ShooterPlan, target: TankState, line: LineOfFire
 ) -> _Whole:
-    mods, white = _accuracy_part(options, target, line)
+    mods, white, _ = _accuracy_part(options, target, line)
     return own.accuracy_mods + mods, max(0, own.white + white), 0
 
 
 def _penetration_whole(options: Options, own: ShooterPlan, line: LineOfFire) -> _Whole:
-    mods, red = _penetration_part(options, line)
-    return (
-        own.gun_mods + mods,
-        max(0, own.red + red),
-        line.cover + concealment_armour(options, line),
-    )
+    mods, red, armour = _penetration_part(options, line)
+    return own.gun_mods + mods, max(0, own.red + red), armour
 
 
-# A part of a shot's modifiers, and what it adds to the dice rolled.
-_Part = tuple[tuple[Modifier, ...], int]
+# The shot's part of a stage's modifiers (the target's and the line's), by everything it is
+# built from: the options it reads and the line's few numbers and texts. A table's shots
+# cross the same few pieces and screens, so each part's records and texts are built once,
+# not once a shot; the key is the whole input, so an option edited or another piece crossed
+# finds its own entry, never a stale one. Each entry's first element names its stage.
+_parts: dict[tuple[object, ...], _Whole] = {}
+_PARTS = 512
+
+K = TypeVar("K")
+P = TypeVar("P")
 
 
-def _accuracy_part(options: Options, target: TankState, line: LineOfFire) -> _Part:
+def _kept(table: dict[K, P], key: K, part: P) -> P:
+    """Keep ``part`` under ``key`` (the table forgotten when full: a few entries a game)."""
+    if len(table) >= _PARTS:
+        table.clear()
+    table[key] = part
+    return part
+
+
+# The shooter's own penalties (TTT-E4) and Gun Damaged (TTT-E7), with the white and red dice
+# they take off, kept in the same way by everything they are built from.
+_ShooterPart = tuple[tuple[Modifier, ...], int, tuple[Modifier, ...], int]
+_shooter_parts: dict[tuple[str, str, int, int], _ShooterPart] = {}
+
+
+def _shooter_part(shooter: TankState) -> _ShooterPart:
+    key = (shooter.moved, shooter.morale, shooter.optics_damage, shooter.gun_damage)
+    found = _shooter_parts.get(key)
+    if found is not None:
+        return found
+    accuracy_mods = _shooter_penalties(shooter)
+    gun_mods = _gun_modifiers(shooter)
+    lost = sum(m.amount for m in accuracy_mods)
+    red_lost = sum(m.amount for m in gun_mods if m.applies_to == "penetration_dice")
+    return _kept(_shooter_parts, key, (accuracy_mods, lost, gun_mods, red_lost))
+
+
+def _accuracy_part(options: Options, target: TankState, line: LineOfFire) -> _Whole:
     """The target's and the line's Accuracy penalties, and the white dice they take off."""
+    key = (
+        "accuracy",
+        target.moved == "fast" and target.card.fast_evasion,
+        line.concealment,
+        line.concealment_why,
+        line.smoke,
+        len(line.smoke_screens),
+        options.concealment,
+        options.smoke_stacking,
+    )
+    found = _parts.get(key)
+    if found is not None:
+        return found
     mods = _shot_penalties(options, target, line)
-    return mods, sum(m.amount for m in mods)
+    return _kept(_parts, key, (mods, sum(m.amount for m in mods), 0))
 
 
-def _penetration_part(options: Options, line: LineOfFire) -> _Part:
-    """The line's Penetration modifiers, and what they add to the red dice (Cover on the
-    armour adds none; option literal takes Cover off the dice)."""
+def _penetration_part(options: Options, line: LineOfFire) -> _Whole:
+    """The line's Penetration modifiers, what they add to the red dice (Cover on the armour
+    adds none; option literal takes Cover off the dice) and to the armour (Cover and, option
+    cover, concealment)."""
+    key = (
+        "penetration",
+        line.cover,
+        line.cover_why,
+        line.concealment,
+        line.concealment_why,
+        options.cover,
+        options.concealment,
+    )
+    found = _parts.get(key)
+    if found is not None:
+        return found
     mods = _line_modifiers(options, line)
-    return mods, sum(m.amount for m in mods if m.applies_to == "penetration_dice")
+    red = sum(m.amount for m in mods if m.applies_to == "penetration_dice")
+    return _kept(_parts, key, (mods, red, line.cover + concealment_armour(options, line)))
 
 
 def plan_engage(
@@ -691,6 +747,20 @@ def _spend_reroll(ctx: Context, tank_id: str, stage: str) -> None:
     ctx.rule("TTT-CR1", text, "grizzled_reroll", option)
 
 
+# A roll's dice read in C (``map`` over these), not die by die in Python: each shot reads its
+# dice several ways (faces for the summary, HIT, PEN and STAR icons), on every Engage.
+_face = attrgetter("face")
+_icons = attrgetter("icons")
+_hits = methodcaller("count", HIT)
+_pens = methodcaller("count", PEN)
+_stars = methodcaller("count", STAR)
+
+
+def _faces(rolls: list[Roll]) -> str:
+    """The faces rolled, as the summary line writes them."""
+    return " ".join(map(str, map(_face, rolls)))
+
+
 class _Pool:
     """The red dice as they stand: the latest roll in each die's slot, and the PEN icons they
     show, kept up to date as a die is replaced (read after every reroll: not counted anew)."""
@@ -699,7 +769,7 @@ class _Pool:
 
     def __init__(self, slots: list[Roll]) -> None:
         self.slots = slots
-        self.pens = sum([r.icons.count(PEN) for r in slots])
+        self.pens = sum(map(_pens, map(_icons, slots)))
 
     def replace(self, slot: int, roll: Roll) -> None:
         """The die in ``slot`` rerolled: ``roll`` takes its place."""
@@ -824,18 +894,17 @@ def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool |
         outcome["reason"] = "no accuracy dice"
         return None
     whites = ctx.bag.roll(ACCURACY_DIE, n_white, "for Accuracy")
-    icons = [r.icons for r in whites]
-    hit = any([HIT in i for i in icons])
-    faces = " ".join([str(r.face) for r in whites])
-    acc_line = f"Accuracy: {math_text} [{faces}]"
+    hits = list(map(_hits, map(_icons, whites)))  # the HIT icons each die shows
+    hit = any(hits)
+    acc_line = f"Accuracy: {math_text} [{_faces(whites)}]"
     if not hit and plan.reroll_accuracy:
         _spend_reroll(ctx, shooter.id, "Accuracy")
         again = ctx.bag.reroll(whites[0], "Grizzled reroll")
-        hit = HIT in again.icons
-        icons.append(again.icons)
+        hits.append(again.icons.count(HIT))
+        hit = hits[-1] > 0
         acc_line += f", Grizzled reroll {again.face}"
     # This shot's white dice are the action's only ones (one Engage per action).
-    if any([i.count(HIT) > 1 for i in icons]):
+    if max(hits) > 1:
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
     ctx.say(f"{acc_line}: {'hit' if hit else 'miss'}.")
     return hit
@@ -859,8 +928,8 @@ def _roll_penetration(
     if concealed:
         outcome["concealment"] = concealed
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
-    first_faces = " ".join([str(r.face) for r in pool.slots])  # lists: cheaper than generators
-    stars = sum([r.icons.count(STAR) for r in pool.slots])
+    first_faces = _faces(pool.slots)
+    stars = sum(map(_stars, map(_icons, pool.slots)))
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
         f"Penetration: {shooter.card.penetration}"
@@ -929,12 +998,12 @@ def do_engage(ctx: Context, action: Engage) -> None:
     if not hit:
         return
     outcome["hit"] = True
-    if t.hit_turn != state.turn:
-        assign(t, hit_by=(), hit_turn=state.turn)  # TTT-MO2 (2) counts the game turn, both phases
-    if s.id not in t.hit_by:
-        if t.hit_by:
+    # TTT-MO2 (2) counts the game turn, both phases: hits of an earlier turn are forgotten.
+    hit_by = t.hit_by if t.hit_turn == state.turn else ()
+    if s.id not in hit_by:
+        if hit_by:
             ctx.trigger_morale(t.id, "hit by a second enemy tank this turn")
-        assign(t, hit_by=(*t.hit_by, s.id))
+        assign(t, hit_by=(*hit_by, s.id), hit_turn=state.turn)
 
     # The Grizzled reroll is still there for Penetration unless Accuracy just spent it.
     reroll_left = plan.reroll_penetration and not s.reroll_used

@@ -166,22 +166,30 @@ def _no_friend_left_to_move(
 def resolve_morale(ctx: Context) -> None:
     """Make every morale check this action caused: one per tank, however many triggers."""
     movers_before: Counter[str] | None = None
+    sweep = True
     while True:
         # A tank's mobile friends can only have dropped to none if its side's count of tanks
         # that can move dropped (no action makes a tank mobile again).
         # A side with two tanks still able to move leaves no tank of it without a mobile
         # friend: only a side down to its last mover needs the sweep over its tanks.
-        fewer = {p for p in _fewer_movers(ctx) if not _two_can_move(ctx.state, p)}
-        if fewer:
-            if movers_before is None:
-                movers_before = _movers(ctx.before)
-            _no_friend_left_to_move(ctx, fewer, movers_before, _movers(ctx.state))
-        pending = [t for t in ctx.morale_triggers if t not in ctx.checked]
-        if not pending:
+        if sweep:
+            fewer = {p for p in _fewer_movers(ctx) if not _two_can_move(ctx.state, p)}
+            if fewer:
+                if movers_before is None:
+                    movers_before = _movers(ctx.before)
+                _no_friend_left_to_move(ctx, fewer, movers_before, _movers(ctx.state))
+        for tank_id in ctx.morale_triggers:  # the first tank triggered and not yet checked
+            if tank_id not in ctx.checked:
+                break
+        else:
             return
-        tank_id = pending[0]
         ctx.checked.add(tank_id)
+        could_move = ctx.state.tanks[tank_id].can_move
         morale_check(ctx, tank_id, ctx.morale_triggers[tank_id])
+        # A check changes the checked tank alone (a bail-out, TTT-MR5, only from a tank that
+        # was Immobilized): unless that tank's mobility changed, the sweep would find again
+        # what it found (its tanks already triggered), so it is skipped.
+        sweep = ctx.state.tanks[tank_id].can_move != could_move
 
 
 _SAID: dict[Morale, str] = {"ok": "OK", "shaken": "Shaken!", "routed": "Routed!"}

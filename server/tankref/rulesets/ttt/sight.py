@@ -141,7 +141,9 @@ def smoke_on_line(
     screens: tuple[SmokeScreen, ...], a: Point, b: Point, stacking: str
 ) -> tuple[int, list[tuple[int, int]]]:
     found: list[tuple[int, int]] = []
-    for screen in _near(screens, lambda: screens, _smoke_box, a, b):
+    # A few screens are read as they stand (``_near``'s own answer then, without its call).
+    near = screens if len(screens) < INDEXED else _near(screens, lambda: screens, _smoke_box, a, b)
+    for screen in near:
         if screen.strength <= 0:
             continue
         s = smoke_strength_at(screen, segment_point_distance(a, b, (screen.x, screen.z)))
@@ -157,7 +159,13 @@ def read_line(state: TableState, shooter: TankState, target: TankState) -> LineO
     a, b = shooter.pos, target.pos
     line = _new_line(a, b)
     terrain = state.terrain
-    for piece in _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b):
+    # A few pieces are read as they stand (``_near``'s own answer then, without its call).
+    pieces: Collection[TerrainPiece] = (
+        terrain.values()
+        if len(terrain) < INDEXED
+        else _near(terrain, lambda: list(terrain.values()), _terrain_box, a, b)
+    )
+    for piece in pieces:
         shape = piece.shape
         if not segment_enters(shape, a, b):
             continue
