@@ -7,11 +7,16 @@ first shot's."""
 from __future__ import annotations
 
 from itertools import product
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kit.ttt import Game
 from tankref.rulesets.ttt import combat
 from tankref.rulesets.ttt.cards import default_cards
 from tankref.rulesets.ttt.combat import EngagePlan, plan_engage
+from tankref.rulesets.ttt.sight import LineOfFire
 from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState
 
 
@@ -152,3 +157,94 @@ def test_kept_shooter_parts_follow_the_shooter_TTT_M1_TTT_MR1_TTT_E7() -> None:
     assert fresh[6].red_dice == fresh[0].red_dice - 1
     assert fresh[7].red_dice == fresh[0].red_dice - 2
     assert len({(tuple(m), p.red_dice) for m, p in zip(shooter_mods, fresh, strict=True)}) == 8
+
+
+# Every input a shot's parts may be built from, with the values it may take here.
+_LINE_VALUES: dict[str, list[object]] = {
+    "concealment": [0, 1, 2],
+    "concealment_why": ["wood", "wheat"],
+    "cover": [0, 1, 2],
+    "cover_why": ["wall", "hedge"],
+    "smoke": [0, 1, 3],
+    "smoke_screens": [[], [(1, 1)], [(1, 1), (2, 2)]],
+}
+_OPTION_VALUES: dict[str, list[str]] = {
+    "cover": ["armour", "literal"],
+    "concealment": ["accuracy", "cover"],
+    "smoke_stacking": ["strongest", "add"],
+}
+_TANK_VALUES: dict[str, list[object]] = {
+    "moved": ["none", "normal", "fast"],
+    "morale": ["ok", "shaken"],
+    "optics_damage": [0, 1, 2],
+    "gun_damage": [0, 1, 2],
+    "card": ["m5-stuart", "tiger-i"],
+}
+
+
+def _pick(values: dict[str, list[Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({name: st.sampled_from(vals) for name, vals in values.items()})
+
+
+Shot = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]
+
+
+def _edits(shot: Shot) -> list[Shot]:
+    """``shot`` with one input changed, for every input and every other value it may take:
+    shots that differ in exactly one input, the case a key missing that input gets wrong."""
+    out: list[Shot] = []
+    for part, values in enumerate((_OPTION_VALUES, _LINE_VALUES, _TANK_VALUES, _TANK_VALUES)):
+        for name, vals in values.items():
+            for value in vals:
+                if value != shot[part][name]:
+                    edited = list(shot)
+                    edited[part] = {**shot[part], name: value}
+                    out.append((edited[0], edited[1], edited[2], edited[3]))
+    return out
+
+
+def _check_kept_against_anew(shot: Shot) -> None:
+    cards = default_cards().tanks
+    tank = crossed_table().tanks["R1"]
+    option_values, line_values, shooter_values, target_values = shot
+    options = Options(**option_values)
+    line = LineOfFire(shooter=(0.0, 0.0), target=(0.0, 10.0), range=10.0, **line_values)
+    shooter = tank.model_copy(update={**shooter_values, "card": cards[shooter_values["card"]]})
+    target = tank.model_copy(update={**target_values, "card": cards[target_values["card"]]})
+    accuracy = combat._shot_penalties(options, target, line)
+    assert combat._accuracy_part(options, target, line) == (
+        accuracy,
+        sum(m.amount for m in accuracy),
+        0,
+    ), shot
+    penetration = combat._line_modifiers(options, line)
+    assert combat._penetration_part(options, line) == (
+        penetration,
+        sum(m.amount for m in penetration if m.applies_to == "penetration_dice"),
+        line.cover + combat.concealment_armour(options, line),
+    ), shot
+    own, gun = combat._shooter_penalties(shooter), combat._gun_modifiers(shooter)
+    assert combat._shooter_part(shooter) == (
+        own,
+        sum(m.amount for m in own),
+        gun,
+        sum(m.amount for m in gun if m.applies_to == "penetration_dice"),
+    ), shot
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.tuples(_pick(_OPTION_VALUES), _pick(_LINE_VALUES), _pick(_TANK_VALUES), _pick(_TANK_VALUES))
+)
+def test_kept_parts_equal_parts_built_anew_one_input_changed_TTT_E4_TTT_CV1_TTT_SM3(
+    shot: Shot,
+) -> None:
+    """TTT-E4/TTT-E5/TTT-E7/TTT-CV1/TTT-CN1/TTT-SM3/TTT-M2: a shot, then every shot that
+    differs from it in one input (an option, a field of the line, of the shooter or of the
+    target), each after the first's parts are kept: each shot's parts equal those its own
+    inputs build from scratch (records, texts and dice alike)."""
+    for edited in _edits(shot):
+        combat._parts.clear()
+        combat._shooter_parts.clear()
+        _check_kept_against_anew(shot)
+        _check_kept_against_anew(edited)
