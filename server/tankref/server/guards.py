@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tankref.server.text import BadText, check_json, text_problem
+from tankref.server.text import BadText, check_json, plain_json, text_problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -80,7 +80,7 @@ class RequestGuards:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = _headers(scope["headers"])
         if not self._known_host(headers.get("host", "")):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4400})
@@ -167,7 +167,9 @@ class RequestGuards:
             data = json.loads(body)
         except (ValueError, RecursionError):
             data = _NOT_JSON  # the app says what is wrong with it (400 BAD_JSON)
-        if data is not _NOT_JSON:
+        if data is not _NOT_JSON and plain_json(body):
+            scope[PARSED_BODY] = data  # every string in it acceptable, and in normal form C
+        elif data is not _NOT_JSON:
             checked = check_json(data)
             if checked.bad is not None:
                 bad = checked.bad
@@ -197,6 +199,20 @@ class RequestGuards:
 
 
 _NOT_JSON = object()
+# The headers the guards read; the others are not decoded (issue 18: a request's every header
+# decoded into a dict cost more than the checks themselves).
+_READ = frozenset((b"host", b"origin", b"content-length", b"content-type", b"transfer-encoding"))
+
+
+def _headers(raw: Any) -> dict[str, str]:
+    """The headers the guards read, by lower-case name: the last of a name wins, as a dict of
+    them all would have it."""
+    found: dict[str, str] = {}
+    for key, value in raw:
+        name = key.lower()
+        if name in _READ:
+            found[name.decode("latin-1")] = value.decode("latin-1")
+    return found
 
 
 def _bad_address_text(scope: Scope) -> BadText | None:
@@ -205,6 +221,8 @@ def _bad_address_text(scope: Scope) -> BadText | None:
     if problem is not None:
         return BadText("path", problem)
     query = scope.get("query_string", b"").decode("latin-1")
+    if not query:
+        return None
     for name, value in parse_qsl(query, keep_blank_values=True):
         for text, where in ((name, "query"), (value, name)):
             problem = text_problem(text)
