@@ -56,6 +56,17 @@ async def _refuse(
     await send({"type": "http.response.body", "body": body})
 
 
+class WritesUnderWay:
+    """How many write requests (POST, PUT, PATCH, DELETE) the guards have let in and not yet
+    seen answered: with the referee's count of those waiting on their commit, whether a
+    commit may expect another write soon (``GroupCommit``'s ask)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
 class RequestGuards:
     def __init__(
         self,
@@ -65,8 +76,10 @@ class RequestGuards:
         *,
         any_address: bool = False,
         body_timeout: float = 10.0,
+        under_way: WritesUnderWay | None = None,
     ) -> None:
         self.app = app
+        self.under_way = WritesUnderWay() if under_way is None else under_way
         self.max_body = max_body_bytes
         self.hosts = {h.lower() for h in allowed_hosts}
         self.any_address = any_address  # bound beyond loopback: IP addresses pass too
@@ -103,6 +116,19 @@ class RequestGuards:
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
+        if scope["method"] not in _WRITES:
+            await self._http(scope, receive, send, headers)
+            return
+        self.under_way.count += 1
+        try:
+            await self._http(scope, receive, send, headers)
+        finally:
+            self.under_way.count -= 1
+
+    async def _http(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
+        """An HTTP request whose host and address passed."""
         method = scope["method"]
         if method in _WRITES:
             origin = headers.get("origin")
