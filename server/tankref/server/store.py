@@ -630,12 +630,12 @@ class GroupCommit:
     nothing else under way as it hands a turn over (``busy``, said by whoever knows what
     requests are under way: the referee), the thread does not ask: no request in hand
     could join, and the ask would cost the loop a wake-up of its own a commit (issue 18).
-    The thread takes every group handed over (up to about ``MAX_GROUP`` rows), runs them in one ``BEGIN
-    IMMEDIATE`` ... ``COMMIT`` (with ``synchronous=FULL`` the commit returns once the log is
-    on disk: one sync for the lot), and only then resolves the futures, one hop back to each
-    event loop. A statement SQLite refuses fails alone: the group is rolled back and its
-    statements committed one by one, so the others are still saved and the refused one is
-    told why.
+    The thread takes every group handed over (up to about ``MAX_GROUP`` rows), runs them in
+    one ``BEGIN IMMEDIATE`` ... ``COMMIT`` (with ``synchronous=FULL`` the commit returns once
+    the log is on disk: one sync for the lot), and only then resolves the futures, one hop
+    back to each event loop. A statement SQLite refuses fails alone: the group is rolled
+    back and its statements committed one by one, so the others are still saved and the
+    refused one is told why.
     """
 
     MAX_GROUP = 256
