@@ -3,9 +3,10 @@ tables (Python's ``unicodedata``), code point by code point."""
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
-from tankref.server.text import check_json, text_problem
+from tankref.server.text import check_json, plain_json, text_problem
 
 # Unicode's Bidi_Control characters (PropList.txt), and the zero-width format characters.
 BIDI_CONTROLS = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C}
@@ -43,3 +44,32 @@ def test_a_deeply_nested_body_does_not_exhaust_the_stack() -> None:
         deep = [deep]
     checked = check_json(deep)
     assert checked.bad is not None and checked.bad.field.count(".") == 49_999
+
+
+def test_a_body_passed_on_its_bytes_alone_would_have_passed_the_walk_unchanged() -> None:
+    """``plain_json`` lets the guards skip ``check_json``: whatever it passes, the walk passes
+    too and changes nothing; every refused code point and every one not in normal form C,
+    raw or escaped, in a key or a value, is left to the walk."""
+    codes = [*range(0x3000), *BIDI_CONTROLS, *ZERO_WIDTH, 0xFEFF, 0x1F600, 0x10FFFF]
+    passed = 0
+    for code in codes:
+        char = chr(code)
+        for obj in ({"request_id": f"r{char}", "action": {"kind": "wait"}}, {f"k{char}": 1}):
+            for raw in (
+                json.dumps(obj).encode(),
+                json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogatepass"),
+            ):
+                try:
+                    data = json.loads(raw)
+                except ValueError:
+                    continue
+                if plain_json(raw):
+                    passed += 1
+                    checked = check_json(data)
+                    assert checked.bad is None and not checked.changed, f"U+{code:04X} {raw!r}"
+    assert passed > 0
+    # Raw DEL is valid JSON and refused text: the bytes alone must not pass it.
+    assert not plain_json(b'{"request_id": "r\x7f"}')
+    assert check_json(json.loads(b'{"request_id": "r\x7f"}')).bad is not None
+    # What a client sends every action: passed on its bytes (the guards' quick way).
+    assert plain_json(b'{"request_id": "t0-00012", "action": {"kind": "engage", "tank_id": "A7"}}')

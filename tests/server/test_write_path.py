@@ -11,6 +11,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server.errors import ApiError
 from tankref.server.referee import Referee, TableHost
 from tankref.server.schemas import CreateTable, LogEntry, OrderedBy, log_entry_json
-from tankref.server.store import EventStore
+from tankref.server.store import EventStore, GroupCommit
 
 
 @pytest.mark.parametrize("name", ruleset_names())
@@ -309,3 +310,37 @@ def test_a_group_goes_as_one_statement_a_run_and_in_order(tmp_path: Path) -> Non
     ).fetchall()
     assert rows == [(f"r{n}", n) for n in range(600)]
     store.close()
+
+
+@pytest.mark.parametrize("busy", [True, False])
+def test_a_commit_waits_for_the_loop_only_while_another_write_is_under_way(
+    tmp_path: Path, busy: bool
+) -> None:
+    """A write handed over while the loop says a request is under way: the writer asks the
+    loop before committing, and what the loop queues meanwhile shares the commit. Told that
+    nothing else is under way, the writer commits at once, and a write queued later has a
+    commit of its own."""
+    db = tmp_path / "group.sqlite3"
+    made = sqlite3.connect(db)
+    made.execute("PRAGMA journal_mode=WAL")
+    made.execute("CREATE TABLE t (n INTEGER)")  # kept open: the log not checkpointed away
+    before = wal_commits(db)
+    writer = GroupCommit(db, busy=lambda: busy)
+    writer.ASK_WAIT = 5.0  # the loop below answers late on purpose, never this late
+
+    async def two_writes() -> None:
+        first = writer.write("INSERT INTO t VALUES (?)", (1,))
+        await asyncio.sleep(0)  # the turn ends: the first write is handed over
+        time.sleep(0.3)  # the loop busy with a request (the writer runs meanwhile)
+        second = writer.write("INSERT INTO t VALUES (?)", (2,))
+        await asyncio.gather(first, second)
+
+    try:
+        asyncio.run(two_writes())
+    finally:
+        writer.close()
+    try:
+        assert wal_commits(db) == before + (1 if busy else 2)
+        assert made.execute("SELECT n FROM t ORDER BY n").fetchall() == [(1,), (2,)]
+    finally:
+        made.close()

@@ -17,7 +17,7 @@ from tankref import __version__
 from tankref.core.ruleset import Ruleset
 from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server import errors
-from tankref.server.guards import RequestGuards
+from tankref.server.guards import RequestGuards, WritesUnderWay
 from tankref.server.history import History
 from tankref.server.hosted import AccessLog, CreationLimit, expire_forever
 from tankref.server.referee import Referee
@@ -78,11 +78,15 @@ NO_TELEMETRY: dict[str, Any] = (
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     profile = settings.profile
+    under_way = WritesUnderWay()  # counted by the guards
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = open_store(settings.db_url or settings.db_path)
-        app.state.referee = Referee(store)
+        app.state.referee = referee = Referee(store)
+        # A commit waits for more writes only while a write request is under way besides
+        # those waiting on their commit (issue 18: the wait costs the loop a wake-up).
+        store.set_busy(lambda: under_way.count > referee.committing)
         app.state.history = History(store)  # the replay slider's rebuilt positions
         # Other referee processes on the same database (PostgreSQL): hear their writes
         # before the first request, so none is missed for a table opened from then on.
@@ -132,6 +136,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         allowed_hosts=settings.allowed_hosts,
         any_address=not settings.loopback,
         body_timeout=settings.body_timeout_seconds,
+        under_way=under_way,
     )
     if profile.json_logs:  # outermost: a refusal by the guards is logged too
         app.add_middleware(AccessLog)

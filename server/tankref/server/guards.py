@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tankref.server.text import BadText, check_json, text_problem
+from tankref.server.text import BadText, check_json, plain_json, text_problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -56,6 +56,17 @@ async def _refuse(
     await send({"type": "http.response.body", "body": body})
 
 
+class WritesUnderWay:
+    """How many write requests (POST, PUT, PATCH, DELETE) the guards have let in and not yet
+    seen answered: with the referee's count of those waiting on their commit, whether a
+    commit may expect another write soon (``GroupCommit``'s ask)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
 class RequestGuards:
     def __init__(
         self,
@@ -65,8 +76,10 @@ class RequestGuards:
         *,
         any_address: bool = False,
         body_timeout: float = 10.0,
+        under_way: WritesUnderWay | None = None,
     ) -> None:
         self.app = app
+        self.under_way = WritesUnderWay() if under_way is None else under_way
         self.max_body = max_body_bytes
         self.hosts = {h.lower() for h in allowed_hosts}
         self.any_address = any_address  # bound beyond loopback: IP addresses pass too
@@ -80,7 +93,7 @@ class RequestGuards:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = _headers(scope["headers"])
         if not self._known_host(headers.get("host", "")):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4400})
@@ -103,6 +116,19 @@ class RequestGuards:
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
+        if scope["method"] not in _WRITES:
+            await self._http(scope, receive, send, headers)
+            return
+        self.under_way.count += 1
+        try:
+            await self._http(scope, receive, send, headers)
+        finally:
+            self.under_way.count -= 1
+
+    async def _http(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
+        """An HTTP request whose host and address passed."""
         method = scope["method"]
         if method in _WRITES:
             origin = headers.get("origin")
@@ -167,7 +193,9 @@ class RequestGuards:
             data = json.loads(body)
         except (ValueError, RecursionError):
             data = _NOT_JSON  # the app says what is wrong with it (400 BAD_JSON)
-        if data is not _NOT_JSON:
+        if data is not _NOT_JSON and plain_json(body):
+            scope[PARSED_BODY] = data  # every string in it acceptable, and in normal form C
+        elif data is not _NOT_JSON:
             checked = check_json(data)
             if checked.bad is not None:
                 bad = checked.bad
@@ -197,6 +225,20 @@ class RequestGuards:
 
 
 _NOT_JSON = object()
+# The headers the guards read; the others are not decoded (issue 18: a request's every header
+# decoded into a dict cost more than the checks themselves).
+_READ = frozenset((b"host", b"origin", b"content-length", b"content-type", b"transfer-encoding"))
+
+
+def _headers(raw: Any) -> dict[str, str]:
+    """The headers the guards read, by lower-case name: the last of a name wins, as a dict of
+    them all would have it."""
+    found: dict[str, str] = {}
+    for key, value in raw:
+        name = key.lower()
+        if name in _READ:
+            found[name.decode("latin-1")] = value.decode("latin-1")
+    return found
 
 
 def _bad_address_text(scope: Scope) -> BadText | None:
@@ -205,6 +247,8 @@ def _bad_address_text(scope: Scope) -> BadText | None:
     if problem is not None:
         return BadText("path", problem)
     query = scope.get("query_string", b"").decode("latin-1")
+    if not query:
+        return None
     for name, value in parse_qsl(query, keep_blank_values=True):
         for text, where in ((name, "query"), (value, name)):
             problem = text_problem(text)

@@ -409,6 +409,10 @@ class PgStore:
                 raise _failure(exc, self._where) from exc
         raise AssertionError("unreachable")
 
+    def set_busy(self, busy: Callable[[], bool]) -> None:
+        """Unused: the group commit here never asks the loop (whatever was queued while the
+        last commit was on its way goes in the next one)."""
+
     def check_readable(self) -> None:
         try:
             self.table_ids()

@@ -76,8 +76,13 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+# ``json.dumps(data, sort_keys=True, separators=(",", ":"))``, its encoder made once (dumps
+# makes a new one on every call given any option: a third of a request hash's time).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def _canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return _CANONICAL.encode(data)
 
 
 CHECKPOINT_EVERY = 25
@@ -391,6 +396,9 @@ class Referee:
         self._heard: dict[str, int] = {}
         self._following: dict[str, asyncio.Future[None]] = {}
         self.demo_ids = store.demo_table_ids()  # tables `tankref demo` made (listed as such)
+        # Requests waiting on the commit that holds their write: with the guards' count of
+        # writes under way, whether another write may come before a commit (``set_busy``).
+        self.committing = 0
         self.load()
 
     def release_waiters(self) -> None:
@@ -1078,7 +1086,7 @@ class Referee:
         if action is None:
             if request_id is not None:  # spent: the same id must never apply later
                 written = writer.queue_quiet_request(host.id, request_id, request_sha, host.seq)
-                cancelled = await _committed(written, host.id, "request")
+                cancelled = await self._committed(written, host.id, "request")
                 host.quiet[request_id] = (host.seq, request_sha)
                 if cancelled:
                     raise asyncio.CancelledError
@@ -1158,12 +1166,20 @@ class Referee:
         if event.snapshot is not None:
             # Queued in this turn, after its event: committed with it (and refused without it).
             self._save_snapshot(event.snapshot, writer)
-        cancelled = await _committed(written, host.id, f"event {event.row.seq}")
+        cancelled = await self._committed(written, host.id, f"event {event.row.seq}")
         # Committed: only now does the table move on.
         self._apply(host, event, step)
         if cancelled:
             raise asyncio.CancelledError
         return _reply(True, False, event.row.seq, event.row.entry, event.table_json, event.head)
+
+    async def _committed(self, written: asyncio.Future[None], table_id: str, what: str) -> bool:
+        """``_committed``, counted in ``committing`` meanwhile."""
+        self.committing += 1
+        try:
+            return await _committed(written, table_id, what)
+        finally:
+            self.committing -= 1
 
     def _entry(
         self,

@@ -292,6 +292,7 @@ class EventStore:
             self.db.executescript(_SCHEMA)
             self._check_version()
             self._writer: GroupCommit | None = None  # started by the first queued write
+            self._busy: Callable[[], bool] | None = None  # see ``set_busy``
             # Tables made per client address (times, oldest first), for the creation limit.
             # Kept in memory: SQLite is one referee process, whose memory every request
             # shares, and the file's schema stays as it was (as the limit did before).
@@ -526,8 +527,16 @@ class EventStore:
             # The writer syncs as this connection was told to (a test fixture may have
             # turned syncing off to build a long log fast; the referee never does).
             level = int(self.db.execute("PRAGMA synchronous").fetchone()[0])
-            self._writer = GroupCommit(self.path, synchronous=level)
+            self._writer = GroupCommit(self.path, synchronous=level, busy=self._busy)
         return self._writer
+
+    def set_busy(self, busy: Callable[[], bool]) -> None:
+        """``busy()``, asked on the event loop: whether a request is under way that may yet
+        queue a write. The group commit asks the loop for more before committing only then
+        (``GroupCommit``); unset, it always asks."""
+        self._busy = busy
+        if self._writer is not None:
+            self._writer.busy = busy
 
     def quiet_requests(self, table_id: str) -> dict[str, tuple[int, str]]:
         """Request id -> (seq when answered, request hash), for requests that changed nothing."""
@@ -617,22 +626,31 @@ class GroupCommit:
     turn arrive as one group). Before it commits, the thread asks the loop once more for
     what it has queued since, once it has run what it had ready: the requests the loop
     already had in hand join the commit instead of paying a sync of their own, and a loop
-    with nothing in hand answers at once (nobody waits on a timer). The thread takes every
-    group handed over (up to about ``MAX_GROUP`` rows), runs them in one ``BEGIN
-    IMMEDIATE`` ... ``COMMIT`` (with ``synchronous=FULL`` the commit returns once the log is
-    on disk: one sync for the lot), and only then resolves the futures, one hop back to each
-    event loop. A statement SQLite refuses fails alone: the group is rolled back and its
-    statements committed one by one, so the others are still saved and the refused one is
-    told why.
+    with nothing in hand answers at once (nobody waits on a timer). When the loop has
+    nothing else under way as it hands a turn over (``busy``, said by whoever knows what
+    requests are under way: the referee), the thread does not ask: no request in hand
+    could join, and the ask would cost the loop a wake-up of its own a commit (issue 18).
+    The thread takes every group handed over (up to about ``MAX_GROUP`` rows), runs them in
+    one ``BEGIN IMMEDIATE`` ... ``COMMIT`` (with ``synchronous=FULL`` the commit returns once
+    the log is on disk: one sync for the lot), and only then resolves the futures, one hop
+    back to each event loop. A statement SQLite refuses fails alone: the group is rolled
+    back and its statements committed one by one, so the others are still saved and the
+    refused one is told why.
     """
 
     MAX_GROUP = 256
     ASK_WAIT = 0.05  # seconds the thread waits for a busy loop's answer before committing
 
-    def __init__(self, path: Path, *, synchronous: int = 2) -> None:
+    def __init__(
+        self, path: Path, *, synchronous: int = 2, busy: Callable[[], bool] | None = None
+    ) -> None:
         self.path = path
         self.synchronous = synchronous
-        self._queue: queue.SimpleQueue[list[_Write] | None] = queue.SimpleQueue()
+        # Asked on the loop as it hands a turn over: whether a request other than those
+        # waiting on a commit is under way, which may yet queue a write. None: always so.
+        self.busy = busy
+        # A turn handed over, and whether to ask its loop for more before committing it.
+        self._queue: queue.SimpleQueue[tuple[list[_Write], bool] | None] = queue.SimpleQueue()
         # Per event loop: the writes queued in its current turn, not yet handed over.
         self._turns: dict[asyncio.AbstractEventLoop, list[_Write]] = {}
         self._opened = threading.Event()
@@ -657,7 +675,7 @@ class GroupCommit:
     def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
         turn = self._turns.pop(loop, None)  # None: an ask took it already
         if turn:
-            self._queue.put(turn)
+            self._queue.put((turn, self.busy is None or self.busy()))
 
     def _answer(self, loop: asyncio.AbstractEventLoop, answered: threading.Event) -> None:
         """The thread's ask, run by the loop after what it had ready: hand over this turn."""
@@ -696,8 +714,8 @@ class GroupCommit:
                 first = self._queue.get()
                 if first is None:
                     break
-                group = list(first)
-                if not self._closing:
+                group, ask = list(first[0]), first[1]
+                if ask and not self._closing:
                     self._ask(group)
                 while len(group) < self.MAX_GROUP:
                     try:
@@ -707,7 +725,7 @@ class GroupCommit:
                     if more is None:
                         stopping = True
                         break
-                    group += more
+                    group += more[0]
                 _settle(group, self._commit(db, group))
         finally:
             db.close()

@@ -62,6 +62,15 @@ class Checked:
     changed: bool  # some string was not in normal form C
 
 
+def plain_json(body: bytes) -> bool:
+    """Whether every string JSON ``body`` decodes to is acceptable and in normal form C, seen
+    from its bytes alone (without walking what it decodes to, ``check_json``): ASCII, no
+    escape (the only way a JSON string holds a control character, a surrogate or any
+    non-ASCII character written in ASCII) and no DEL (the one ASCII control character
+    JSON allows unescaped). ASCII text is its own normal form C. False says only "walk it"."""
+    return body.isascii() and b"\\" not in body and b"\x7f" not in body
+
+
 def check_json(data: Any) -> Checked:
     """``data`` (decoded JSON, changed in place) with every string in normal form C, or the
     first bad string.
