@@ -756,11 +756,6 @@ _pens = methodcaller("count", PEN)
 _stars = methodcaller("count", STAR)
 
 
-def _faces(rolls: list[Roll]) -> str:
-    """The faces rolled, as the summary line writes them."""
-    return " ".join(map(str, map(_face, rolls)))
-
-
 class _Pool:
     """The red dice as they stand: the latest roll in each die's slot, the PEN icons each
     shows and their sum, kept up to date as a die is replaced (read after every reroll: not
@@ -895,17 +890,18 @@ def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool |
         outcome["reason"] = "no accuracy dice"
         return None
     whites = ctx.bag.roll(ACCURACY_DIE, n_white, "for Accuracy")
-    hits = list(map(_hits, map(_icons, whites)))  # the HIT icons each die shows
-    hit = any(hits)
-    acc_line = f"Accuracy: {math_text} [{_faces(whites)}]"
+    # The most HIT icons a die shows, in C: a hit when above 0 (no list of them, no ``any``).
+    most: int = max(map(_hits, map(_icons, whites)))
+    hit = most > 0
+    acc_line = f"Accuracy: {math_text} [{' '.join(map(str, map(_face, whites)))}]"
     if not hit and plan.reroll_accuracy:
         _spend_reroll(ctx, shooter.id, "Accuracy")
         again = ctx.bag.reroll(whites[0], "Grizzled reroll")
-        hits.append(again.icons.count(HIT))
-        hit = hits[-1] > 0
+        most = again.icons.count(HIT)  # every die before it showed none
+        hit = most > 0
         acc_line += f", Grizzled reroll {again.face}"
     # This shot's white dice are the action's only ones (one Engage per action).
-    if max(hits) > 1:
+    if most > 1:
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
     ctx.say(f"{acc_line}: {'hit' if hit else 'miss'}.")
     return hit
@@ -930,7 +926,7 @@ def _roll_penetration(
     if concealed:
         outcome["concealment"] = concealed
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
-    first_faces = _faces(pool.slots)
+    first_faces = " ".join(map(str, map(_face, pool.slots)))  # the faces, as rolled
     stars = sum(map(_stars, map(_icons, pool.slots)))
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
