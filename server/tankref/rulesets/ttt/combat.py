@@ -756,35 +756,31 @@ _pens = methodcaller("count", PEN)
 _stars = methodcaller("count", STAR)
 
 
-def _faces(rolls: list[Roll]) -> str:
-    """The faces rolled, as the summary line writes them."""
-    return " ".join(map(str, map(_face, rolls)))
-
-
 class _Pool:
-    """The red dice as they stand: the latest roll in each die's slot, and the PEN icons they
-    show, kept up to date as a die is replaced (read after every reroll: not counted anew)."""
+    """The red dice as they stand: the latest roll in each die's slot, the PEN icons each
+    shows and their sum, kept up to date as a die is replaced (read after every reroll: not
+    counted anew)."""
 
-    __slots__ = ("pens", "slots")
+    __slots__ = ("counts", "pens", "slots")
 
     def __init__(self, slots: list[Roll]) -> None:
         self.slots = slots
-        self.pens = sum(map(_pens, map(_icons, slots)))
+        # Each slot's PEN count kept beside it: a blank or the weakest die is then found by
+        # the list's own index in C, not by a Python loop over the dice (every * spent).
+        self.counts = counts = list(map(_pens, map(_icons, slots)))
+        self.pens = sum(counts)
 
     def replace(self, slot: int, roll: Roll) -> None:
         """The die in ``slot`` rerolled: ``roll`` takes its place."""
-        self.pens += roll.icons.count(PEN) - self.slots[slot].icons.count(PEN)
+        count = roll.icons.count(PEN)
+        self.pens += count - self.counts[slot]
+        self.counts[slot] = count
         self.slots[slot] = roll
 
     def weakest(self) -> int:
-        """The slot showing the fewest PEN icons (blanks first)."""
-        return min(range(len(self.slots)), key=lambda i: self.slots[i].icons.count(PEN))
-
-    def blank(self) -> int | None:
-        for i, r in enumerate(self.slots):
-            if PEN not in r.icons:
-                return i
-        return None
+        """The slot showing the fewest PEN icons (blanks first; the first of equals)."""
+        counts = self.counts
+        return counts.index(min(counts))
 
 
 def _spend_stars(ctx: Context, pool: _Pool, stars: int, threshold: int) -> int:
@@ -794,10 +790,10 @@ def _spend_stars(ctx: Context, pool: _Pool, stars: int, threshold: int) -> int:
     changes nothing), and a die rerolled once may be rerolled again by a later *.
     """
     used = 0
-    while stars > 0 and pool.pens < threshold:
-        slot = pool.blank()
-        if slot is None:
-            break
+    counts = pool.counts
+    # The first blank die read off the PEN counts in C (no method call, no loop a star).
+    while stars > 0 and pool.pens < threshold and 0 in counts:
+        slot = counts.index(0)
         stars -= 1
         used += 1
         new = ctx.bag.reroll(pool.slots[slot], "to reroll (a * was rolled)")
@@ -894,17 +890,18 @@ def _roll_accuracy(ctx: Context, plan: EngagePlan, shooter: TankState) -> bool |
         outcome["reason"] = "no accuracy dice"
         return None
     whites = ctx.bag.roll(ACCURACY_DIE, n_white, "for Accuracy")
-    hits = list(map(_hits, map(_icons, whites)))  # the HIT icons each die shows
-    hit = any(hits)
-    acc_line = f"Accuracy: {math_text} [{_faces(whites)}]"
+    # The most HIT icons a die shows, in C: a hit when above 0 (no list of them, no ``any``).
+    most: int = max(map(_hits, map(_icons, whites)))
+    hit = most > 0
+    acc_line = f"Accuracy: {math_text} [{' '.join(map(str, map(_face, whites)))}]"
     if not hit and plan.reroll_accuracy:
         _spend_reroll(ctx, shooter.id, "Accuracy")
         again = ctx.bag.reroll(whites[0], "Grizzled reroll")
-        hits.append(again.icons.count(HIT))
-        hit = hits[-1] > 0
+        most = again.icons.count(HIT)  # every die before it showed none
+        hit = most > 0
         acc_line += f", Grizzled reroll {again.face}"
     # This shot's white dice are the action's only ones (one Engage per action).
-    if max(hits) > 1:
+    if most > 1:
         ctx.rule("TTT-E4", "at most one hit per Accuracy roll, however many HIT icons show")
     ctx.say(f"{acc_line}: {'hit' if hit else 'miss'}.")
     return hit
@@ -915,8 +912,9 @@ def _roll_penetration(
 ) -> bool:
     """TTT-E5/TTT-E6/TTT-CV1 (with TTT-CR1): True when the target is penetrated."""
     outcome = ctx.result.outcome
-    cover = plan.cover
-    ctx.result.modifiers.extend(plan.penetration_mods)
+    cover = plan.line.cover  # ``plan.cover`` without the property's call
+    mods = plan.penetration_mods
+    ctx.result.modifiers.extend(mods)
     if cover:
         option = ctx.state.options.cover
         ctx.rule("TTT-E5", f"Cover counted: {option}", "cover", option)
@@ -928,13 +926,14 @@ def _roll_penetration(
     if concealed:
         outcome["concealment"] = concealed
     pool = _Pool(ctx.bag.roll(PENETRATION_DIE, n_red, "for Penetration") if n_red else [])
-    first_faces = _faces(pool.slots)
+    first_faces = " ".join(map(str, map(_face, pool.slots)))  # the faces, as rolled
     stars = sum(map(_stars, map(_icons, pool.slots)))
     used = _spend_stars(ctx, pool, stars, threshold)
     pen_line = (
         f"Penetration: {shooter.card.penetration}"
-        + "".join([f" {m:+d}" for m in plan.red_dice_mods])
-        + f" = {n_red} red vs {plan.side.side} armour {armour}"
+        # ``plan.red_dice_mods`` and ``plan.side.side`` read here: one list, no property call
+        + "".join([f" {m.amount:+d}" for m in mods if m.applies_to == "penetration_dice"])
+        + f" = {n_red} red vs {outcome['hit_side']} armour {armour}"
         + (f" + cover {cover}" if cover else "")
         + (f" + concealment {concealed}" if concealed else "")
         + f" [{first_faces}]"
@@ -989,10 +988,13 @@ def do_engage(ctx: Context, action: Engage) -> None:
     outcome.update(
         shooter=s.id, target=t.id, range=round(line.range, 2), hit=False, penetrated=False
     )
-    ctx.say(f'{tank_label(s)} engages {tank_label(t)} at {line.range:.1f}".')
+    # ``tank_label``'s text written in place: two calls fewer a shot, the same line.
+    ctx.say(f'{s.name} ({s.id}) engages {t.name} ({t.id}) at {line.range:.1f}".')
 
     _resolve_side(ctx, plan, t)
-    outcome["hit_side"] = plan.side.side
+    # ``plan.side.side`` without its two properties' calls (the side after any turn).
+    side = plan.side
+    outcome["hit_side"] = (side.final or side.shown).side
 
     hit = _roll_accuracy(ctx, plan, s)
     if not hit:

@@ -25,7 +25,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
     if not deck.draw_pile:
         assign(deck, draw_pile=state.rules.deck_names(), discard=(), shuffles=deck.shuffles + 1)
         ctx.event("deck_shuffled", "TTT-E7", "The damage deck is shuffled", shuffles=deck.shuffles)
-    pile = list(deck.draw_pile)
+    pile = deck.draw_pile
 
     def ask() -> tuple[str, dict[str, object]]:
         hit = state.tanks[tank_id]
@@ -38,7 +38,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
 
     chosen = ctx.bag.take_damage_card(ask)
     if chosen is None:
-        name = pile.pop(ctx.bag.uniform(len(pile)))
+        drawn = ctx.bag.uniform(len(pile))
     else:
         if chosen not in pile:
             refuse(
@@ -48,9 +48,10 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
                 f"(left: {', '.join(sorted(set(pile)))})",
                 field="dice.damage_card",
             )
-        pile.remove(chosen)
-        name = chosen
-    assign(deck, draw_pile=tuple(pile), discard=(*deck.discard, name))
+        drawn = pile.index(chosen)  # the first of its copies, as ``list.remove`` takes
+    name = pile[drawn]
+    # The pile without the card, sliced from the tuple: no list of it made and turned back.
+    assign(deck, draw_pile=pile[:drawn] + pile[drawn + 1 :], discard=(*deck.discard, name))
     assign(state, deck=deck)
     card = state.rules.deck_card(name)
     assert card is not None  # the pile only ever holds names from the deck
@@ -60,7 +61,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
 def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
     t = ctx.edit(tank_id)
     assign(t, damage=(*t.damage, card.name))
-    label = tank_label(t)
+    label = f"{t.name} ({t.id})"  # ``tank_label``'s text, without its call
     effect = card.effect
     text = f"Damage card: {card.name}."
     # Fields set with ``assign`` (the engine's own values, on the tank copied for this action):
