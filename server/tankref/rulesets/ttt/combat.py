@@ -988,8 +988,7 @@ def do_engage(ctx: Context, action: Engage) -> None:
     outcome.update(
         shooter=s.id, target=t.id, range=round(line.range, 2), hit=False, penetrated=False
     )
-    # ``tank_label``'s text written in place: two calls fewer a shot, the same line.
-    ctx.say(f'{s.name} ({s.id}) engages {t.name} ({t.id}) at {line.range:.1f}".')
+    ctx.say(f'{tank_label(s)} engages {tank_label(t)} at {line.range:.1f}".')
 
     _resolve_side(ctx, plan, t)
     # ``plan.side.side`` without its two properties' calls (the side after any turn).

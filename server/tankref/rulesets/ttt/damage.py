@@ -61,7 +61,7 @@ def draw_damage_card(ctx: Context, tank_id: str) -> DamageCard:
 def apply_damage(ctx: Context, tank_id: str, card: DamageCard) -> None:
     t = ctx.edit(tank_id)
     assign(t, damage=(*t.damage, card.name))
-    label = f"{t.name} ({t.id})"  # ``tank_label``'s text, without its call
+    label = tank_label(t)
     effect = card.effect
     text = f"Damage card: {card.name}."
     # Fields set with ``assign`` (the engine's own values, on the tank copied for this action):
