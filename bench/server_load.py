@@ -75,6 +75,7 @@ import argparse
 import asyncio
 import os
 import pstats
+import shutil
 import signal
 import sqlite3
 import statistics
@@ -99,6 +100,7 @@ TARGET_RATIO = 0.8  # at saturation: engage req/s at least 0.8x the bare endpoin
 TARGET_CPU_RATIO = 2.5  # at saturation: server CPU per request at most 2.5x the bare's
 TARGET_P99_MS = 2.0  # paced: engage p99 at most 2 ms ...
 TARGET_P99_RATIO = 1.3  # ... or at most 1.3x the bare endpoint's p99
+MIN_REQUESTS = 200  # fewer cannot be timed: a CPU clock ticks every 10 ms
 TANKS_A_SIDE = 20
 MIN_ENGAGES_A_PHASE = 5  # fewer: the table is used up, the client moves to its next one
 WARMUP = 10  # untimed requests per client before the clock starts
@@ -376,13 +378,26 @@ def server(command: list[str], port: int) -> Iterator[Server]:
                 proc.wait(10)
 
 
+def py_spy() -> str:
+    """py-spy's path: on PATH, or beside this interpreter (a venv's ``bin`` that is not on
+    PATH); SystemExit with what to do when it is in neither."""
+    beside = Path(sys.executable).with_name("py-spy")
+    found = shutil.which("py-spy") or (str(beside) if beside.exists() else None)
+    if found is None:
+        raise SystemExit(
+            "server_load.py: py-spy is neither on PATH nor beside this Python "
+            f"({beside.parent}); install it with: {sys.executable} -m pip install py-spy"
+        )
+    return found
+
+
 @contextmanager
 def spying(pid: int, out: str | None) -> Iterator[None]:
     """py-spy sampling process ``pid`` meanwhile (``out``: its collapsed stacks; None: no)."""
     if out is None:
         yield
         return
-    command = ["py-spy", "record", "--pid", str(pid), "--rate", "250", "--nonblocking",
+    command = [py_spy(), "record", "--pid", str(pid), "--rate", "250", "--nonblocking",
                "--threads", "--format", "raw", "--output", out]  # fmt: skip
     spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)  # attached before the clock starts
@@ -631,6 +646,11 @@ def main(argv: list[str] | None = None) -> int:
             args.serve_bare, args.log_level, args.durable, referee_http=args.bare_http == "referee"
         )
 
+    if args.requests < MIN_REQUESTS:
+        # the servers' CPU clocks tick too coarsely to divide among fewer
+        parser.error(f"--requests: at least {MIN_REQUESTS} timed requests, not {args.requests}")
+    if args.spy_server or args.spy_workers:
+        py_spy()  # before minutes of set-up, not after
     per_client = max(1, args.requests // args.clients)
     load = Load(seconds=args.seconds, rate=args.rate, clients=args.clients)
     t0 = time.perf_counter()
