@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import compress, repeat
 from operator import contains, is_not, itemgetter
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
@@ -158,11 +159,14 @@ class Context(Generic[S, U]):
     # A ruling already noted for this action is not repeated.
     rulings_once: ClassVar[bool] = False
     _extra_changes: ClassVar[bool] = False
+    _own_tracked: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Whether ``_change`` need ask for changes a field-by-field look does not show.
+        # Whether ``_change`` need ask for changes a field-by-field look does not show, and
+        # whether the tracked fields differ by unit (else ``tracked``, without a call a unit).
         cls._extra_changes = cls.extra_changes is not Context.extra_changes
+        cls._own_tracked = cls.tracked_for is not Context.tracked_for
 
     def __init__(
         self,
@@ -307,8 +311,19 @@ class Context(Generic[S, U]):
         state: Any = self.state
         state.__dict__["dice"] = bag.settled_state()
         state.__pydantic_fields_set__.add("dice")
+        # Each unit before and after: with one map of units (most rulesets), that map's own
+        # ``get``, a C call, not a Python search per unit (a phase's end lists a whole side).
+        old_unit: Callable[[str], U | None]
+        new_unit: Callable[[str], U | None]
+        if len(self.unit_maps) == 1:
+            old_unit = getattr(self.before, self.unit_maps[0]).get
+            new_unit = getattr(state, self.unit_maps[0]).get
+        else:
+            old_unit = partial(self._unit, self.before)
+            new_unit = partial(self._unit, state)
+        changes = self.result.changes
         for unit_id in self.edited:
-            self.result.changes.append(self._change(unit_id))
+            changes.append(self._change(unit_id, old_unit(unit_id), new_unit(unit_id)))
         return Adjudication(self.state, self.result)
 
     def _unit(self, state: S, unit_id: str) -> U | None:
@@ -319,15 +334,17 @@ class Context(Generic[S, U]):
                 return unit
         return None
 
-    def _change(self, unit_id: str) -> TankChange:
-        before = self._unit(self.before, unit_id)
-        after = self._unit(self.state, unit_id)
+    def _change(self, unit_id: str, before: U | None, after: U | None) -> TankChange:
+        """The change record of one touched unit (``before``: None if the action placed it;
+        ``after``: None if the action removed it)."""
         if after is None:
             name = str(getattr(before, "name", unit_id)) if before is not None else unit_id
             return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
-            tracked, read = _reader(type(after), self.tracked_for(after))
+            tracked, read = _reader(
+                type(after), self.tracked_for(after) if self._own_tracked else self.tracked
+            )
             new_values = read(after)
             old_values = read(before) if before is not None else (None,) * len(tracked)
             if new_values != old_values:
