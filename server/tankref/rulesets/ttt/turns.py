@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 from tankref.core import flow
 from tankref.core.adjudication import assign, refuse
@@ -114,12 +115,12 @@ def begin_phase(ctx: Context) -> None:
             complication_this_turn=False,
         )
         if t.stunned == "next":
-            t.stunned = "now"
+            assign(t, stunned="now")
             ctx.event(
                 "stunned", "TTT-E7", f"{tank_label(t)}'s crew is stunned this phase", tank_id=t.id
             )
         elif t.stunned == "now":
-            t.stunned = "no"
+            assign(t, stunned="no")
     # TTT-SM4: a -1 screen is gone at the start of its owner's next phase; a -2 becomes -1.
     screens = []
     for screen in state.smoke:
@@ -161,9 +162,8 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
             f"player: it is {player}'s phase, not {action.player}'s",
             field="player",
         )
-    for tank in sorted(state.tanks.values(), key=lambda t: t.id):
-        if tank.player != player or not tank.on_board:
-            continue
+    own = [t for t in state.tanks.values() if t.player == player and t.on_board]
+    for tank in sorted(own, key=attrgetter("id")):
         end_of_phase_duties(ctx, tank)
     ctx.say(f"{player} ends the phase.")
     # A Routed tank driving off (or bailing out) may leave a side with no tanks: the game ends
@@ -192,6 +192,8 @@ def end_of_phase_duties(ctx: Context, tank: TankState) -> None:
     it did not try, and the Routed drive (TTT-MR2). Each only when the tank's turn allows it:
     a stunned crew takes no action (TTT-E7), a complication from this very turn waits for the
     next (TTT-MR4), and a Routed tank that already moved this turn drives next turn."""
+    if not tank.must_recover and tank.morale != "routed":
+        return  # nothing owed (most tanks, at every phase's end)
     label = tank_label(tank)
     stunned = tank.stunned == "now"
     if tank.must_recover and not tank.recover_tried:
