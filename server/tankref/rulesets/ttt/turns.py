@@ -13,7 +13,7 @@ from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.morale import recover_attempt
 from tankref.rulesets.ttt.movement import rout_move
 from tankref.rulesets.ttt.presentation import tank_label
-from tankref.rulesets.ttt.state import TableState, TankState
+from tankref.rulesets.ttt.state import TableState, TankState, standing
 
 # The handlers here run when the dispatch table's guard (``engine``) allows: start_game in
 # setup, end_phase in play.
@@ -311,9 +311,11 @@ def _left_play(ctx: Context) -> bool:
     for tank_id in ctx.touched:
         tank = now.get(tank_id)
         old = before.get(tank_id)
-        if tank is old:
-            continue
-        if old is not None and old.in_play and (tank is None or not tank.in_play):
+        if tank is old or old is None:
+            continue  # not changed, or placed by this action (not in play before it)
+        if tank is not None and standing(tank.__dict__) == standing(old.__dict__):
+            continue  # neither destroyed nor removed by this action
+        if old.in_play and (tank is None or not tank.in_play):
             return True
     return False
 
