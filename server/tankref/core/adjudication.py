@@ -69,32 +69,31 @@ _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 # (unit class, id of its tracked names) -> (those names as given, as a tuple, how to read
-# them). Keyed by the names' id, not the names: hashing a tuple of twenty names for every
-# change cost more than the look-up it keys (the names kept in the entry, so a reused id is
-# never taken for them).
+# them, whether from the unit's instance dict). Keyed by the names' id, not the names:
+# hashing a tuple of twenty names for every change cost more than the look-up it keys (the
+# names kept in the entry, so a reused id is never taken for them).
 _readers: dict[
     tuple[type[BaseModel], int],
-    tuple[Sequence[str], tuple[str, ...], Callable[[Any], tuple[Any, ...]]],
+    tuple[Sequence[str], tuple[str, ...], Callable[[Any], tuple[Any, ...]], bool],
 ] = {}
 _READERS = 256
 
 
 def _reader(
     cls: type[BaseModel], tracked: Sequence[str]
-) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
-    """The tracked names as a tuple, and how to read a unit's values of them at once:
-    straight from its instance dict when they are all model fields (one C call), else one
-    by one (a tracked property)."""
+) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], bool]:
+    """The tracked names as a tuple, how to read a unit's values of them at once, and
+    whether that reads the unit's instance dict rather than the unit: when they are all
+    model fields, the dict's values are picked in one C call, with no Python frame (two a
+    change record); else they are read one by one off the unit (a tracked property)."""
     known = _readers.get((cls, id(tracked)))
     if known is not None and known[0] is tracked:
-        return known[1], known[2]
+        return known[1], known[2], known[3]
     names = tuple(tracked)
-    if all(name in cls.model_fields for name in names) and len(names) > 1:
-        pick = itemgetter(*names)
-
-        def read(unit: Any) -> tuple[Any, ...]:
-            values: tuple[Any, ...] = pick(unit.__dict__)
-            return values
+    read: Callable[[Any], tuple[Any, ...]]
+    of_dict = all(name in cls.model_fields for name in names) and len(names) > 1
+    if of_dict:
+        read = itemgetter(*names)
     else:
 
         def read(unit: Any) -> tuple[Any, ...]:
@@ -102,8 +101,8 @@ def _reader(
 
     if len(_readers) >= _READERS:
         _readers.clear()
-    _readers[(cls, id(tracked))] = (tracked, names, read)
-    return names, read
+    _readers[(cls, id(tracked))] = (tracked, names, read, of_dict)
+    return names, read, of_dict
 
 
 class WorkingState(Protocol):
@@ -342,11 +341,14 @@ class Context(Generic[S, U]):
             return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
-            tracked, read = _reader(
+            tracked, read, of_dict = _reader(
                 type(after), self.tracked_for(after) if self._own_tracked else self.tracked
             )
-            new_values = read(after)
-            old_values = read(before) if before is not None else (None,) * len(tracked)
+            new_values = read(after.__dict__ if of_dict else after)
+            if before is None:
+                old_values: tuple[Any, ...] = (None,) * len(tracked)
+            else:
+                old_values = read(before.__dict__ if of_dict else before)
             if new_values != old_values:
                 # A field the action left alone holds the very object it held (the copy shares
                 # them): identity sorts out most fields in C, equality decides the rest.
