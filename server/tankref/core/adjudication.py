@@ -214,9 +214,14 @@ class Context(Generic[S, U]):
         unit = self._copies.get(unit_id)
         if unit is not None:  # copied (and touched) already in this action
             return unit
-        units = self._map_of(self.state, unit_id)
-        if units is None:
-            raise KeyError(unit_id)
+        units: MutableMapping[str, U]
+        if len(self.unit_maps) == 1:  # most rulesets: the one map, no search (a C look-up)
+            units = getattr(self.state, self.unit_maps[0])
+        else:
+            found = self._map_of(self.state, unit_id)
+            if found is None:
+                raise KeyError(unit_id)
+            units = found
         unit = units[unit_id] = self._copies[unit_id] = copied(units[unit_id])
         self._touched.setdefault(unit_id)
         return unit
