@@ -162,8 +162,14 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
             f"player: it is {player}'s phase, not {action.player}'s",
             field="player",
         )
-    own = [t for t in state.tanks.values() if t.player == player and t.on_board]
-    for tank in sorted(own, key=attrgetter("id")):
+    # Its tanks on the board that owe a duty (a Recover, a Routed drive: the first test of
+    # ``end_of_phase_duties``), in id order; most owe none.
+    owing = [
+        t
+        for t in state.tanks.values()
+        if t.player == player and (t.must_recover or t.morale == "routed") and t.on_board
+    ]
+    for tank in sorted(owing, key=attrgetter("id")):
         end_of_phase_duties(ctx, tank)
     ctx.say(f"{player} ends the phase.")
     # A Routed tank driving off (or bailing out) may leave a side with no tanks: the game ends
@@ -332,7 +338,7 @@ def check_elimination(ctx: Context) -> None:
     if ctx.before.status == "playing" and not _left_play(ctx):
         return
     alive = {
-        p.id: any(t.player == p.id and t.in_play for t in state.tanks.values())
+        p.id: any(t.in_play for t in state.tanks.values() if t.player == p.id)
         for p in state.players
     }
     beaten = [p for p, ok in alive.items() if not ok]
