@@ -35,7 +35,7 @@ def view(tank: TankState, last: str | None = None) -> tuple[list[str], str]:
     card = tank.card
     key = (_status_fields(tank.__dict__), id(card))
     known = _looks.get(key)
-    if known is None or known[0] is not card:
+    if known is None:
         if len(_looks) >= _LOOKS:
             _looks.clear()
         status = _markers(tank)

@@ -219,7 +219,6 @@ class TankState(BaseModel):
 
     # ``in_play`` and ``can_move`` read only the fields in ``standing`` (below, a test
     # checks): a field either comes to read must be added there too.
-
     @property
     def in_play(self) -> bool:
         """Still in the game: on the table or waiting to enter, neither destroyed nor gone."""
