@@ -802,3 +802,29 @@ def test_routed_result_names_the_point_it_must_drive_to_TTT_MR2() -> None:
         "leaves_table": False,
         "drives_this_phase": False,  # Routed in Red's phase: it drives at the end of its own
     }
+
+
+def test_standing_holds_every_field_in_play_and_can_move_read() -> None:
+    """The after-action checks (TTT-MO2 (3)'s mobile friends, a side out of tanks) skip a
+    touched tank whose ``standing`` fields hold the values they held before the action: so
+    ``in_play`` and ``can_move`` must read no field outside them, or a change of the missing
+    field would go unseen. Read from the properties' own source."""
+    import ast
+    import inspect
+    import textwrap
+
+    from tankref.rulesets.ttt.state import TankState, standing
+
+    keyed = set(standing.__reduce__()[1])  # the itemgetter's names
+    for prop in (TankState.in_play, TankState.can_move):
+        assert isinstance(prop, property) and prop.fget is not None
+        tree = ast.parse(textwrap.dedent(inspect.getsource(prop.fget)))
+        read = {
+            node.attr
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        }
+        assert read and read <= set(TankState.model_fields), read
+        assert read <= keyed, f"read but not in standing: {sorted(read - keyed)}"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from kit.ttt import Game, duel
 from tankref.core.results import Result
 from tankref.rulesets.ttt.actions import Engage, Move, RemoveTank, Wait
-from tankref.rulesets.ttt.presentation import _markers, markers
+from tankref.rulesets.ttt.presentation import _markers, _tooltip_head, markers, tooltip
+from tankref.rulesets.ttt.state import TankState
 
 
 def test_engage_result_is_structured_and_round_trips_through_json() -> None:
@@ -78,6 +79,30 @@ def test_markers_kept_by_status_are_never_stale() -> None:
         assert markers(again) == _markers(again), field
 
 
+def _fresh_tooltip(tank: TankState, last: str | None = None) -> str:
+    head = _tooltip_head(tank, _markers(tank))
+    return f"{head}\nLast: {last}" if last else head
+
+
+def test_tooltips_kept_by_status_and_card_are_never_stale() -> None:
+    """The tooltip's lines above the last result are kept with the markers, by the status
+    fields and the card: a tank that differs from one seen before in any one of them gets
+    its own text, written afresh; the last result line is the caller's, never kept."""
+    g = duel()
+    tank = g.state.tanks["R1"]
+    other_card = g.state.tanks["B1"].card
+    assert other_card is not tank.card and other_card.name != tank.card.name
+    quiet = tank.model_copy(update={"crew": "scared", "morale": "ok", "stunned": "no"})
+    assert tooltip(quiet) == tooltip(quiet) == _fresh_tooltip(quiet)
+    assert tooltip(quiet, "it fired") == _fresh_tooltip(quiet, "it fired")
+    assert tooltip(quiet) == _fresh_tooltip(quiet)  # the last line was not kept
+    for field, value in [*MARKED.items(), ("card", other_card)]:
+        edited = quiet.model_copy(update={field: value})
+        assert tooltip(edited) == _fresh_tooltip(edited) != _fresh_tooltip(quiet), field
+        again = edited.model_copy(update={"morale": "shaken"})  # a second edit on top
+        assert tooltip(again, "last") == _fresh_tooltip(again, "last"), field
+
+
 def test_removing_a_tank_in_setup_is_reported() -> None:
     """TTT-S1: taking a tank off the table during setup is a change the front ends see."""
     g = Game()
@@ -127,3 +152,7 @@ def test_markers_cache_key_holds_every_field_the_markers_read() -> None:
     assert {"crew", "hull_down"} <= read  # the walk found the reads, through properties too
     keyed = set(presentation._status_fields.__reduce__()[1])  # the itemgetter's names
     assert read <= keyed, f"read but not in the cache key: {sorted(read - keyed)}"
+    # the tooltip's head is kept in the same entry, keyed by the card as well
+    head = _fields_read(presentation._tooltip_head, "tank")
+    assert {"card", "crew", "morale"} <= head
+    assert head <= keyed | {"card"}, f"read but not in the cache key: {sorted(head - keyed)}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import compress, repeat
 from operator import contains, is_not, itemgetter
 from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
@@ -68,32 +69,31 @@ _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 # (unit class, id of its tracked names) -> (those names as given, as a tuple, how to read
-# them). Keyed by the names' id, not the names: hashing a tuple of twenty names for every
-# change cost more than the look-up it keys (the names kept in the entry, so a reused id is
-# never taken for them).
+# them, whether from the unit's instance dict). Keyed by the names' id, not the names:
+# hashing a tuple of twenty names for every change cost more than the look-up it keys (the
+# names kept in the entry, so a reused id is never taken for them).
 _readers: dict[
     tuple[type[BaseModel], int],
-    tuple[Sequence[str], tuple[str, ...], Callable[[Any], tuple[Any, ...]]],
+    tuple[Sequence[str], tuple[str, ...], Callable[[Any], tuple[Any, ...]], bool],
 ] = {}
 _READERS = 256
 
 
 def _reader(
     cls: type[BaseModel], tracked: Sequence[str]
-) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
-    """The tracked names as a tuple, and how to read a unit's values of them at once:
-    straight from its instance dict when they are all model fields (one C call), else one
-    by one (a tracked property)."""
+) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], bool]:
+    """The tracked names as a tuple, how to read a unit's values of them at once, and
+    whether that reads the unit's instance dict rather than the unit: when they are all
+    model fields, the dict's values are picked in one C call, with no Python frame (two a
+    change record); else they are read one by one off the unit (a tracked property)."""
     known = _readers.get((cls, id(tracked)))
     if known is not None and known[0] is tracked:
-        return known[1], known[2]
+        return known[1], known[2], known[3]
     names = tuple(tracked)
-    if all(name in cls.model_fields for name in names) and len(names) > 1:
-        pick = itemgetter(*names)
-
-        def read(unit: Any) -> tuple[Any, ...]:
-            values: tuple[Any, ...] = pick(unit.__dict__)
-            return values
+    read: Callable[[Any], tuple[Any, ...]]
+    of_dict = all(name in cls.model_fields for name in names) and len(names) > 1
+    if of_dict:
+        read = itemgetter(*names)
     else:
 
         def read(unit: Any) -> tuple[Any, ...]:
@@ -101,8 +101,8 @@ def _reader(
 
     if len(_readers) >= _READERS:
         _readers.clear()
-    _readers[(cls, id(tracked))] = (tracked, names, read)
-    return names, read
+    _readers[(cls, id(tracked))] = (tracked, names, read, of_dict)
+    return names, read, of_dict
 
 
 class WorkingState(Protocol):
@@ -158,11 +158,14 @@ class Context(Generic[S, U]):
     # A ruling already noted for this action is not repeated.
     rulings_once: ClassVar[bool] = False
     _extra_changes: ClassVar[bool] = False
+    _own_tracked: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Whether ``_change`` need ask for changes a field-by-field look does not show.
+        # Whether ``_change`` need ask for changes a field-by-field look does not show, and
+        # whether the tracked fields differ by unit (else ``tracked``, without a call a unit).
         cls._extra_changes = cls.extra_changes is not Context.extra_changes
+        cls._own_tracked = cls.tracked_for is not Context.tracked_for
 
     def __init__(
         self,
@@ -211,9 +214,14 @@ class Context(Generic[S, U]):
         unit = self._copies.get(unit_id)
         if unit is not None:  # copied (and touched) already in this action
             return unit
-        units = self._map_of(self.state, unit_id)
-        if units is None:
-            raise KeyError(unit_id)
+        units: MutableMapping[str, U]
+        if len(self.unit_maps) == 1:  # most rulesets: the one map, no search (a C look-up)
+            units = getattr(self.state, self.unit_maps[0])
+        else:
+            found = self._map_of(self.state, unit_id)
+            if found is None:
+                raise KeyError(unit_id)
+            units = found
         unit = units[unit_id] = self._copies[unit_id] = copied(units[unit_id])
         self._touched.setdefault(unit_id)
         return unit
@@ -307,8 +315,19 @@ class Context(Generic[S, U]):
         state: Any = self.state
         state.__dict__["dice"] = bag.settled_state()
         state.__pydantic_fields_set__.add("dice")
+        # Each unit before and after: with one map of units (most rulesets), that map's own
+        # ``get``, a C call, not a Python search per unit (a phase's end lists a whole side).
+        old_unit: Callable[[str], U | None]
+        new_unit: Callable[[str], U | None]
+        if len(self.unit_maps) == 1:
+            old_unit = getattr(self.before, self.unit_maps[0]).get
+            new_unit = getattr(state, self.unit_maps[0]).get
+        else:
+            old_unit = partial(self._unit, self.before)
+            new_unit = partial(self._unit, state)
+        changes = self.result.changes
         for unit_id in self.edited:
-            self.result.changes.append(self._change(unit_id))
+            changes.append(self._change(unit_id, old_unit(unit_id), new_unit(unit_id)))
         return Adjudication(self.state, self.result)
 
     def _unit(self, state: S, unit_id: str) -> U | None:
@@ -319,17 +338,22 @@ class Context(Generic[S, U]):
                 return unit
         return None
 
-    def _change(self, unit_id: str) -> TankChange:
-        before = self._unit(self.before, unit_id)
-        after = self._unit(self.state, unit_id)
+    def _change(self, unit_id: str, before: U | None, after: U | None) -> TankChange:
+        """The change record of one touched unit (``before``: None if the action placed it;
+        ``after``: None if the action removed it)."""
         if after is None:
             name = str(getattr(before, "name", unit_id)) if before is not None else unit_id
             return built(TankChange, tank_id=unit_id, name=name, changes={"removed": [False, True]})
         diff: dict[str, list[Any]] = {}
         if before is not after:  # a unit only touched (never copied) has no field changes
-            tracked, read = _reader(type(after), self.tracked_for(after))
-            new_values = read(after)
-            old_values = read(before) if before is not None else (None,) * len(tracked)
+            tracked, read, of_dict = _reader(
+                type(after), self.tracked_for(after) if self._own_tracked else self.tracked
+            )
+            new_values = read(after.__dict__ if of_dict else after)
+            if before is None:
+                old_values: tuple[Any, ...] = (None,) * len(tracked)
+            else:
+                old_values = read(before.__dict__ if of_dict else before)
             if new_values != old_values:
                 # A field the action left alone holds the very object it held (the copy shares
                 # them): identity sorts out most fields in C, equality decides the rest.

@@ -12,9 +12,10 @@ from typing import Any
 
 from tankref.core import adjudication
 from tankref.core.dice import SuppliedDice
+from tankref.rulesets.ttt import presentation
 from tankref.rulesets.ttt.cards import CardSet
 from tankref.rulesets.ttt.flow import get_tank
-from tankref.rulesets.ttt.presentation import markers, tank_label, tooltip
+from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.state import TableState, TankState
 
 Adjudication = adjudication.Adjudication[TableState]
@@ -50,5 +51,4 @@ class Context(adjudication.Context[TableState, TankState]):
         return tank_label(unit)
 
     def view(self, unit: TankState, last_line: str | None) -> tuple[list[str], str]:
-        status = markers(unit)
-        return status, tooltip(unit, last_line, status)
+        return presentation.view(unit, last_line)

@@ -13,7 +13,7 @@ from tankref.rulesets.ttt.cards import MORALE_DIE
 from tankref.rulesets.ttt.flow import require_own_phase
 from tankref.rulesets.ttt.presentation import tank_label
 from tankref.rulesets.ttt.sight import read_line
-from tankref.rulesets.ttt.state import Morale, TableState, TankState
+from tankref.rulesets.ttt.state import Morale, TableState, TankState, standing
 
 
 def morale_result(face: int) -> Morale:
@@ -126,8 +126,10 @@ def _fewer_movers(ctx: Context) -> set[str]:
             assert old is not None
             net[old.player] = net.get(old.player, 0) - old.can_move
             continue
+        if old is not None and standing(tank.__dict__) == standing(old.__dict__):
+            continue  # it moves as well as before (most touched tanks)
         gained = tank.can_move - (False if old is None else old.can_move)  # bools: -1, 0, 1
-        if gained:  # most touched tanks move as well as before: nothing to count
+        if gained:
             net[tank.player] = net.get(tank.player, 0) + gained
     return {player for player, change in net.items() if change < 0}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tankref.core import flow
-from tankref.core.adjudication import refuse
+from tankref.core.adjudication import assign, refuse
 from tankref.core.geometry import Edge, Point, distance, signed_angle
 from tankref.rulesets.ttt.actions import Move, Wait
 from tankref.rulesets.ttt.adjudication import Context
@@ -338,13 +338,18 @@ def rout_move(ctx: Context, tank_id: str) -> None:
     state = ctx.state
     t = ctx.edit(tank_id)
     edge, new, left = rout_point(state, t)
-    t.x, t.z = round(new[0], 3), round(new[1], 3)
-    t.facing = state.area.edge_heading(edge)
-    t.moved = "normal"
+    # set as ``assign`` sets fields (no validating setattr each: a phase's end may drive
+    # several Routed tanks)
+    assign(
+        t,
+        x=round(new[0], 3),
+        z=round(new[1], 3),
+        facing=state.area.edge_heading(edge),
+        moved="normal",
+    )
     label = tank_label(t)
     if left:
-        t.removed = True
-        t.waiting = False
+        assign(t, removed=True, waiting=False)
         text = f"{label} is Routed and drives off the {edge} edge: removed from play."
     else:
         text = f'{label} is Routed and drives {t.movement:g}" toward the {edge} edge.'

@@ -14,26 +14,44 @@ def tank_label(tank: TankState) -> str:
 
 
 # The fields a tank's markers are read from, all at once from its instance dict (one C call).
-# The markers are a function of these values alone, so they are kept by them: a changed
-# field is another key, never a stale answer (most tanks share a handful of statuses).
+# The markers, and the tooltip's lines above its last result (the card's line, the crew and
+# the status), are a function of these values and the card alone, so both are kept by them:
+# a changed field is another key, never a stale answer (most tanks share a handful of
+# statuses, and a change record needs both: a phase's end lists a whole side).
 _status_fields = itemgetter(
     "destroyed", "removed", "on_table", "crew", "morale", "moved", "waiting", "immobilized",
     "must_recover", "gun_damage", "optics_damage", "engine_damaged", "turret_jammed", "stunned",
     "hull_down",
 )  # fmt: skip
-_markers_by_status: dict[tuple[object, ...], tuple[str, ...]] = {}
-_STATUSES = 1024
+# (status, id of the card) -> (the card, its markers, the tooltip's head). The card is kept
+# in the entry, so its id cannot be another card's while the entry lives.
+_looks: dict[tuple[tuple[object, ...], int], tuple[TankCard, tuple[str, ...], str]] = {}
+_LOOKS = 1024
+
+
+def view(tank: TankState, last: str | None = None) -> tuple[list[str], str]:
+    """Its markers (a list of its own) and its tooltip (``last``: the last result line that
+    names it, if any)."""
+    card = tank.card
+    key = (_status_fields(tank.__dict__), id(card))
+    known = _looks.get(key)
+    if known is None:
+        if len(_looks) >= _LOOKS:
+            _looks.clear()
+        status = _markers(tank)
+        known = _looks[key] = (card, tuple(status), _tooltip_head(tank, status))
+    head = known[2]
+    return list(known[1]), f"{head}\nLast: {last}" if last else head
 
 
 def markers(tank: TankState) -> list[str]:
     """Its status markers, in the order a front end shows them (``_markers``)."""
-    status = _status_fields(tank.__dict__)
-    known = _markers_by_status.get(status)
-    if known is None:
-        if len(_markers_by_status) >= _STATUSES:
-            _markers_by_status.clear()
-        known = _markers_by_status[status] = tuple(_markers(tank))
-    return list(known)
+    return view(tank)[0]
+
+
+def tooltip(tank: TankState, last: str | None = None) -> str:
+    """Short text for a TTS description: card line, crew, status, last result."""
+    return view(tank, last)[1]
 
 
 def _markers(tank: TankState) -> list[str]:
@@ -96,17 +114,13 @@ def card_line(card: TankCard) -> str:
     return line
 
 
-def tooltip(tank: TankState, last: str | None = None, status: list[str] | None = None) -> str:
-    """Short text for a TTS description: card line, crew, status, last result (``status``:
-    the tank's ``markers`` when the caller has them already)."""
+def _tooltip_head(tank: TankState, status: list[str]) -> str:
+    """The tooltip's lines above its last result (``status``: its markers): each read is
+    the card or in ``_status_fields``."""
     # one line each, written straight into one string (no list of lines to join)
     text = f"{card_line(tank.card)}\nCrew: {tank.crew.capitalize()}"
     if tank.morale != "ok":
         text += f", {tank.morale.capitalize()}"
-    if status is None:
-        status = markers(tank)
     if status:
         text += "\nStatus: " + ", ".join(status)
-    if last:
-        text += f"\nLast: {last}"
     return text

@@ -8,6 +8,7 @@ Waiting tank fires and a target turns its best armour (TTT-T1, TTT-F1, TTT-W1).
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -216,6 +217,8 @@ class TankState(BaseModel):
     def pos(self) -> Point:
         return (self.x, self.z)
 
+    # ``in_play`` and ``can_move`` read only the fields in ``standing`` (below, a test
+    # checks): a field either comes to read must be added there too.
     @property
     def in_play(self) -> bool:
         """Still in the game: on the table or waiting to enter, neither destroyed nor gone."""
@@ -244,6 +247,13 @@ class TankState(BaseModel):
         """TTT-MR4: Shaken and Immobilized, it "may only try to Recover" -- in its next turn,
         so not yet in the turn the complication arrived."""
         return self.must_recover and not self.complication_this_turn
+
+
+# The fields a tank's ``in_play`` and ``can_move`` are read from, all at once from its
+# instance dict (one C call): the after-action checks compare a touched tank's values with
+# its values before the action, and only a tank whose values changed can have left play or
+# stopped being able to move (most touched tanks, and a whole side at a phase's end).
+standing = itemgetter("destroyed", "removed", "immobilized")
 
 
 class DeckState(BaseModel):

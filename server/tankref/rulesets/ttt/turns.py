@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 from tankref.core import flow
 from tankref.core.adjudication import assign, refuse
@@ -12,7 +13,7 @@ from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.morale import recover_attempt
 from tankref.rulesets.ttt.movement import rout_move
 from tankref.rulesets.ttt.presentation import tank_label
-from tankref.rulesets.ttt.state import TableState, TankState
+from tankref.rulesets.ttt.state import TableState, TankState, standing
 
 # The handlers here run when the dispatch table's guard (``engine``) allows: start_game in
 # setup, end_phase in play.
@@ -114,12 +115,12 @@ def begin_phase(ctx: Context) -> None:
             complication_this_turn=False,
         )
         if t.stunned == "next":
-            t.stunned = "now"
+            assign(t, stunned="now")
             ctx.event(
                 "stunned", "TTT-E7", f"{tank_label(t)}'s crew is stunned this phase", tank_id=t.id
             )
         elif t.stunned == "now":
-            t.stunned = "no"
+            assign(t, stunned="no")
     # TTT-SM4: a -1 screen is gone at the start of its owner's next phase; a -2 becomes -1.
     screens = []
     for screen in state.smoke:
@@ -161,9 +162,14 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
             f"player: it is {player}'s phase, not {action.player}'s",
             field="player",
         )
-    for tank in sorted(state.tanks.values(), key=lambda t: t.id):
-        if tank.player != player or not tank.on_board:
-            continue
+    # Its tanks on the board that owe a duty (a Recover, a Routed drive: the first test of
+    # ``end_of_phase_duties``), in id order; most owe none.
+    owing = [
+        t
+        for t in state.tanks.values()
+        if t.player == player and (t.must_recover or t.morale == "routed") and t.on_board
+    ]
+    for tank in sorted(owing, key=attrgetter("id")):
         end_of_phase_duties(ctx, tank)
     ctx.say(f"{player} ends the phase.")
     # A Routed tank driving off (or bailing out) may leave a side with no tanks: the game ends
@@ -192,6 +198,8 @@ def end_of_phase_duties(ctx: Context, tank: TankState) -> None:
     it did not try, and the Routed drive (TTT-MR2). Each only when the tank's turn allows it:
     a stunned crew takes no action (TTT-E7), a complication from this very turn waits for the
     next (TTT-MR4), and a Routed tank that already moved this turn drives next turn."""
+    if not tank.must_recover and tank.morale != "routed":
+        return  # nothing owed (most tanks, at every phase's end)
     label = tank_label(tank)
     stunned = tank.stunned == "now"
     if tank.must_recover and not tank.recover_tried:
@@ -309,9 +317,11 @@ def _left_play(ctx: Context) -> bool:
     for tank_id in ctx.touched:
         tank = now.get(tank_id)
         old = before.get(tank_id)
-        if tank is old:
-            continue
-        if old is not None and old.in_play and (tank is None or not tank.in_play):
+        if tank is old or old is None:
+            continue  # not changed, or placed by this action (not in play before it)
+        if tank is not None and standing(tank.__dict__) == standing(old.__dict__):
+            continue  # neither destroyed nor removed by this action
+        if old.in_play and (tank is None or not tank.in_play):
             return True
     return False
 
@@ -328,7 +338,7 @@ def check_elimination(ctx: Context) -> None:
     if ctx.before.status == "playing" and not _left_play(ctx):
         return
     alive = {
-        p.id: any(t.player == p.id and t.in_play for t in state.tanks.values())
+        p.id: any(t.in_play for t in state.tanks.values() if t.player == p.id)
         for p in state.players
     }
     beaten = [p for p, ok in alive.items() if not ok]
