@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 from pydantic_core import to_json
@@ -267,9 +267,9 @@ class SpentRequests(MutableMapping[str, tuple[int, str]]):
         return len(self.known) + len(self.unread)
 
 
-@dataclass(frozen=True)
-class Recorded:
-    """A step made into its next event, not yet committed (``Referee._entry``)."""
+class Recorded(NamedTuple):
+    """A step made into its next event, not yet committed (``Referee._entry``). A named
+    tuple: made once an event, without a frozen dataclass's setattr per field."""
 
     row: EventRow
     head: str  # the log's hash chain after it
