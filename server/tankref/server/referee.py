@@ -86,9 +86,11 @@ def _at(ns: int) -> str:
     millisecond)."""
     global _second
     second, milli = divmod(ns // 1_000_000, 1000)
-    if _second[0] != second:
-        _second = (second, datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:19])
-    return f"{_second[1]}.{milli:03d}+00:00"
+    kept = _second  # read once: another thread may replace it meanwhile, never half of it
+    if kept[0] != second:
+        text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:19]
+        kept = _second = (second, text)
+    return f"{kept[1]}.{milli:03d}+00:00"
 
 
 def _sha256(text: str) -> str:
