@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 from pydantic_core import to_json
@@ -34,6 +34,7 @@ from tankref.core.results import Result, chat_lines
 from tankref.core.ruleset import Ruleset, TableSummary, TankView
 from tankref.core.scene import LineOfFire
 from tankref.core.timeline import Step, Timeline, describe, first_state, result_digest
+from tankref.core.trusted import copied
 from tankref.rulesets import get_ruleset, ruleset_names
 from tankref.server.errors import RETRY_AFTER, ApiError, from_rules, from_validation
 from tankref.server.schemas import (
@@ -61,6 +62,7 @@ from tankref.server.store import (
     TableGone,
     TableRow,
     WriteConflict,
+    event_row,
     one_line,
 )
 from tankref.server.stores import Store, TableWriter
@@ -68,8 +70,27 @@ from tankref.server.stores import Store, TableWriter
 log = logging.getLogger("tankref.server")
 
 
+# The second last written and its text up to the seconds: an event's time is one f-string,
+# its date written out again only when the second changes.
+_second: tuple[int, str] = (-1, "")
+
+
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """``datetime.now(UTC).isoformat(timespec="milliseconds")``: the same text (tested)."""
+    return _at(time.time_ns())
+
+
+def _at(ns: int) -> str:
+    """The time ``ns`` nanoseconds after the epoch, in UTC, to the millisecond (floored, as
+    ``datetime.now`` floors the same clock to the microsecond and ``isoformat`` that to the
+    millisecond)."""
+    global _second
+    second, milli = divmod(ns // 1_000_000, 1000)
+    kept = _second  # read once: another thread may replace it meanwhile, never half of it
+    if kept[0] != second:
+        text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:19]
+        kept = _second = (second, text)
+    return f"{kept[1]}.{milli:03d}+00:00"
 
 
 def _sha256(text: str) -> str:
@@ -83,6 +104,38 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 def _canonical(data: Any) -> str:
     return _CANONICAL.encode(data)
+
+
+def _link(
+    previous: str,
+    *,
+    seq: int,
+    kind: str,
+    request_id: str | None,
+    action: dict[str, Any],
+    dice: dict[str, Any] | None,
+    result_sha256: str,
+    state_sha256: str | None,
+    version: str,
+    at: str,
+    chat: list[str],
+) -> str:
+    """``chain.link``, the same hash (tested): its event's canonical JSON made by the encoder
+    made once (``chain`` makes one each call), from a dict already in its keys' sorted order
+    (the encoder still sorts them; a sorted list sorts fastest)."""
+    event = {
+        "action": action,
+        "at": at,
+        "chat": chat,
+        "dice": dice,
+        "kind": kind,
+        "request_id": request_id,
+        "result_sha256": result_sha256,
+        "seq": seq,
+        "state_sha256": state_sha256,
+        "version": version,
+    }
+    return _sha256(f"tankref.event\n{previous}\n{_CANONICAL.encode(event)}")
 
 
 CHECKPOINT_EVERY = 25
@@ -216,14 +269,23 @@ class SpentRequests(MutableMapping[str, tuple[int, str]]):
         return len(self.known) + len(self.unread)
 
 
-@dataclass(frozen=True)
-class Recorded:
-    """A step made into its next event, not yet committed (``Referee._entry``)."""
+class Recorded(NamedTuple):
+    """A step made into its next event, not yet committed (``Referee._entry``). A named
+    tuple: made once an event, without a frozen dataclass's setattr per field."""
 
     row: EventRow
     head: str  # the log's hash chain after it
     table_json: bytes  # the table's summary after it, as the entry and the reply carry it
     snapshot: Snapshot | None  # due with it (queued after it, committed with it)
+
+
+def _numbered(line: LineOfFire, seq: int) -> LineOfFire:
+    """``line.model_copy(update={"seq": seq})`` (tested), without pydantic's generic path:
+    a shallow copy, ``seq`` set in it and among its fields set."""
+    numbered = copied(line)
+    numbered.__dict__["seq"] = seq
+    numbered.__pydantic_fields_set__.add("seq")
+    return numbered
 
 
 @dataclass
@@ -303,7 +365,7 @@ class TableHost:
     def _line(self, seq: int, step: Step) -> LineOfFire | None:
         """The line of fire a step's result draws, if any (on the state after it)."""
         line = self.rules.line_of_fire(step.state, step.result)
-        return None if line is None else line.model_copy(update={"seq": seq})
+        return None if line is None else _numbered(line, seq)
 
     def line_after(self, seq: int, step: Step) -> LineOfFire | None:
         """The latest shot still in effect once ``step`` is event ``seq`` (``note_shot``
@@ -336,8 +398,9 @@ class TableHost:
         )
 
     def notify(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
+        if self.watchers:  # else no one waits on it (``wait_after`` counts itself in first)
+            self._changed.set()
+            self._changed = asyncio.Event()
 
     async def wait_after(self, after: int, timeout: float) -> None:
         """Return when the log has an event after ``after``, or when ``timeout`` runs out."""
@@ -1209,7 +1272,7 @@ class Referee:
         state_sha = None if state_json is None else _sha256(state_json)
         version = self.version(host.rules.name)
         # One hash per append: the chain goes on from the head kept in memory.
-        head = chain.link(
+        head = _link(
             host.head,
             seq=seq,
             kind=step.kind,
@@ -1237,7 +1300,7 @@ class Referee:
             previous_sha256=host.head,
             chain_sha256=head,
         )
-        row = EventRow(
+        row = event_row(
             table_id=host.id,
             seq=seq,
             request_id=request_id,
@@ -1294,7 +1357,8 @@ class Referee:
         changes = {c.tank_id: c for c in result.changes}
         tanks = host.rules.tank_views(state, list(changes))
         for view in tanks:  # the engine's tooltip also says what just happened to the tank
-            view.tooltip = changes[view.tank_id].tooltip or view.tooltip
+            # set in place: a required field, so already among the view's fields set
+            view.__dict__["tooltip"] = changes[view.tank_id].tooltip or view.tooltip
         return tanks
 
     # --- reads -----------------------------------------------------------------------------

@@ -241,6 +241,39 @@ class EventRow:
     created_at: str
 
 
+def event_row(
+    *,
+    table_id: str,
+    seq: int,
+    request_id: str | None,
+    request_sha256: str,
+    action: dict[str, Any],
+    dice: dict[str, Any] | None,
+    entry: str,
+    result_sha256: str,
+    state_sha256: str | None,
+    version: str,
+    created_at: str,
+) -> EventRow:
+    """``EventRow(...)``, the same row, without a frozen dataclass's ``object.__setattr__``
+    per field (a row an event, made on the event loop)."""
+    row: EventRow = object.__new__(EventRow)
+    row.__dict__.update(
+        table_id=table_id,
+        seq=seq,
+        request_id=request_id,
+        request_sha256=request_sha256,
+        action=action,
+        dice=dice,
+        entry=entry,
+        result_sha256=result_sha256,
+        state_sha256=state_sha256,
+        version=version,
+        created_at=created_at,
+    )
+    return row
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """A table's derived state after event ``seq`` (see ``snapshots`` in the schema)."""

@@ -27,6 +27,7 @@ from tankref.core.ruleset import (
     recorded_play,
 )
 from tankref.core.scene import LineOfFire, SceneParts
+from tankref.core.trusted import built, whole
 from tankref.rulesets.ttt import about, engine, luck, movement, odds, scene, selfplay, turns
 from tankref.rulesets.ttt import aids as ttt_aids
 from tankref.rulesets.ttt import tools as ttt_tools
@@ -45,7 +46,7 @@ from tankref.rulesets.ttt.actions import (
     Wait,
 )
 from tankref.rulesets.ttt.odds import ShotOdds
-from tankref.rulesets.ttt.presentation import markers, tooltip
+from tankref.rulesets.ttt.presentation import view
 from tankref.rulesets.ttt.state import Options, Player, Scenario, TableState, TerrainPiece
 
 NAME = "ttt"
@@ -119,9 +120,20 @@ class TinyTableTopTanks(ModelState):
         )
 
     def summary(self, state: Any) -> TableSummary:
-        """The shared summary with ``phase``: which of the turn's two phases (TTT-T1)."""
+        """The shared summary (``Ruleset.summary``'s fields, read alike) with ``phase``: which
+        of the turn's two phases (TTT-T1). Made in one model from the state's own values,
+        not validated again (one summary an event, logged; the same model, tested)."""
         table = self._state(state)
-        return super().summary(table).model_copy(update={"phase": turns.phase_name(table)})
+        return built(
+            TableSummary,
+            status=table.status,
+            turn=table.turn,
+            active_player=table.active_player if table.status == "playing" else None,
+            players=[p.id for p in table.players],
+            winner=table.winner,
+            reason=table.game_over_reason,
+            phase=turns.phase_name(table),
+        )
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:
         assert isinstance(state, TableState)
@@ -131,19 +143,26 @@ class TinyTableTopTanks(ModelState):
             tank = state.tanks.get(tank_id)
             if tank is None:
                 continue
+            status, text = view(tank)  # its markers and tooltip: one look-up for both
+            # Made from the state's own values, not validated again (the views of the tanks
+            # an event changed are logged with it): every field, in declared order, float()
+            # and bool() as validation would make them (the same model, tested).
             views.append(
-                TankView(
-                    tank_id=tank.id,
-                    name=tank.name,
-                    card=tank.card.id,
-                    player=tank.player,
-                    x=tank.x,
-                    z=tank.z,
-                    facing=tank.facing,
-                    on_table=tank.on_table,
-                    in_play=tank.in_play,
-                    markers=markers(tank),
-                    tooltip=tooltip(tank),
+                whole(
+                    TankView,
+                    {
+                        "tank_id": tank.id,
+                        "name": tank.name,
+                        "card": tank.card.id,
+                        "player": tank.player,
+                        "x": float(tank.x),
+                        "z": float(tank.z),
+                        "facing": float(tank.facing),
+                        "on_table": bool(tank.on_table),
+                        "in_play": bool(tank.in_play),
+                        "markers": status,
+                        "tooltip": text,
+                    },
                 )
             )
         return views
