@@ -1,5 +1,5 @@
-"""The guards read a write's body the same way whether it is there already (taken at once,
-without a timer) or still on its way (read under one deadline for the whole body): the app
+"""The guards read a write's body the same way whether it is there already or still on its
+way (read under one deadline for the whole body): the app
 gets the same body; a body that does not come in time is a 408; a request cancelled while
 its body is awaited cancels the server's read too. The real ``RequestGuards`` in front of an
 app that notes what it got; the server's ``receive`` is a coroutine, as uvicorn's is."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-from collections.abc import Awaitable, Callable, Coroutine, Generator, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -166,33 +166,17 @@ class RequestGuards:
         chunks: list[bytes] = []
         seen = 0
         try:
-            # A body here whole already (most are, in the server's first read) is taken
-            # without a timer: a deadline costs about 10 µs a request (uvloop), the guards'
-            # biggest part. Else one deadline for the whole body (a timer, not a task per
-            # chunk as wait_for), the first read's wait resumed under it.
-            message, waiting = _read_now(receive)
-            if (
-                message is not None
-                and message["type"] == "http.request"
-                and not message.get("more_body", False)
-            ):
-                chunk = message.get("body", b"")
-                seen += len(chunk)
-                chunks.append(chunk)
-            else:
-                async with asyncio.timeout(self.body_timeout):
-                    while seen <= self.max_body:
-                        if message is None:
-                            message = await (receive() if waiting is None else waiting)
-                            waiting = None
-                        if message["type"] != "http.request":
-                            return  # the client went away before sending it all
-                        chunk = message.get("body", b"")
-                        seen += len(chunk)
-                        chunks.append(chunk)
-                        if not message.get("more_body", False):
-                            break
-                        message = None
+            # One deadline for the whole body (a timer, not a task per chunk as wait_for).
+            async with asyncio.timeout(self.body_timeout):
+                while seen <= self.max_body:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client went away before sending it all
+                    chunk = message.get("body", b"")
+                    seen += len(chunk)
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
         except TimeoutError:
             await _refuse(
                 send,
@@ -241,55 +225,6 @@ class RequestGuards:
 
 
 _NOT_JSON = object()
-
-
-def _read_now(receive: Receive) -> tuple[Message | None, Awaitable[Message] | None]:
-    """``receive()``'s message if it answers without waiting; else None, and its wait to
-    await (the same coroutine, resumed where it stopped: nothing is read twice or lost)."""
-    pending = receive()
-    if not isinstance(pending, Coroutine):
-        return None, pending
-    try:
-        blocked = pending.send(None)
-    except StopIteration as done:
-        message: Message = done.value
-        return message, None
-    return None, _Resumed(pending, blocked)
-
-
-class _Resumed:
-    """The rest of a coroutine already run up to its first wait (on ``blocked``): awaited,
-    it hands that wait to the awaiting task and then runs the coroutine on, as ``await``
-    itself would have (a cancellation thrown in while it waits goes into the coroutine)."""
-
-    __slots__ = ("blocked", "coroutine")
-
-    def __init__(self, coroutine: Coroutine[Any, Any, Message], blocked: Any) -> None:
-        self.coroutine = coroutine
-        self.blocked = blocked
-
-    def __await__(self) -> Generator[Any, None, Message]:
-        coroutine, blocked = self.coroutine, self.blocked
-        while True:
-            try:
-                yield blocked
-            except GeneratorExit:
-                coroutine.close()
-                raise
-            except BaseException as exc:  # a cancellation, say: into the coroutine
-                try:
-                    blocked = coroutine.throw(exc)
-                except StopIteration as done:
-                    message: Message = done.value
-                    return message
-            else:
-                try:
-                    blocked = coroutine.send(None)
-                except StopIteration as done:
-                    message = done.value
-                    return message
-
-
 # The headers the guards read; the others are not decoded (issue 18: a request's every header
 # decoded into a dict cost more than the checks themselves).
 _READ = frozenset((b"host", b"origin", b"content-length", b"content-type", b"transfer-encoding"))
