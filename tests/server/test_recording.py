@@ -1,5 +1,5 @@
 """The referee's recording, made with less work (issue 18), writes what it wrote before: an
-event's time is ``datetime``'s own text; the chain's link is ``chain.link``'s; an event's row
+event's time is ``datetime``'s own text; the chain's link is the documented recipe's; an event's row
 is the dataclass's own; a shot's numbered line is ``model_copy``'s. A write no one waits on
 wakes no one, and whoever comes to wait later still waits for the next write."""
 
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
+import json
 import random
 import time
 from datetime import UTC, datetime, timedelta
@@ -20,7 +22,7 @@ from pydantic_core import to_json
 
 from tankref.core import chain
 from tankref.core.scene import LineOfFire
-from tankref.server.referee import _at, _link, _now, _numbered
+from tankref.server.referee import _at, _now, _numbered
 from tankref.server.store import EventRow, event_row
 from trustkit import long_game, open_referee
 
@@ -75,8 +77,13 @@ HEX = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
     at=TEXT,
     chat=st.lists(TEXT, max_size=3),
 )
-def test_the_link_is_the_chain_s_own(previous: str, **event: Any) -> None:
-    assert _link(previous, **event) == chain.link(previous, **event)
+def test_the_link_is_the_documented_recipe(previous: str, **event: Any) -> None:
+    """``chain.link`` (its encoder made once, its keys given sorted) hashes the text the
+    recipe names: the link before, and the event's ``json.dumps`` with sorted keys and no
+    spaces. Every log written before keeps verifying."""
+    text = json.dumps(event, sort_keys=True, separators=(",", ":"))
+    expected = hashlib.sha256(f"tankref.event\n{previous}\n{text}".encode()).hexdigest()
+    assert chain.link(previous, **event) == expected
 
 
 def test_an_event_row_is_the_dataclass_s_own() -> None:

@@ -106,38 +106,6 @@ def _canonical(data: Any) -> str:
     return _CANONICAL.encode(data)
 
 
-def _link(
-    previous: str,
-    *,
-    seq: int,
-    kind: str,
-    request_id: str | None,
-    action: dict[str, Any],
-    dice: dict[str, Any] | None,
-    result_sha256: str,
-    state_sha256: str | None,
-    version: str,
-    at: str,
-    chat: list[str],
-) -> str:
-    """``chain.link``, the same hash (tested): its event's canonical JSON made by the encoder
-    made once (``chain`` makes one each call), from a dict already in its keys' sorted order
-    (the encoder still sorts them; a sorted list sorts fastest)."""
-    event = {
-        "action": action,
-        "at": at,
-        "chat": chat,
-        "dice": dice,
-        "kind": kind,
-        "request_id": request_id,
-        "result_sha256": result_sha256,
-        "seq": seq,
-        "state_sha256": state_sha256,
-        "version": version,
-    }
-    return _sha256(f"tankref.event\n{previous}\n{_CANONICAL.encode(event)}")
-
-
 CHECKPOINT_EVERY = 25
 # A snapshot of the state every this many events (a multiple of CHECKPOINT_EVERY: its state
 # is hashed in the log) and when the game is over: re-opening a table replays at most this
@@ -1272,7 +1240,7 @@ class Referee:
         state_sha = None if state_json is None else _sha256(state_json)
         version = self.version(host.rules.name)
         # One hash per append: the chain goes on from the head kept in memory.
-        head = _link(
+        head = chain.link(
             host.head,
             seq=seq,
             kind=step.kind,
