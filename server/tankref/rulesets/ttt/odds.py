@@ -769,9 +769,10 @@ def odds_for_shooter(
     friends_on = state if friends else None
     ranked: list[tuple[tuple[float, Fraction], str, ShotOdds]] = []
     mine: dict[str, Any] | None = None
-    for target, plan in plan_engages(state, shooter_id, declared):
-        if isinstance(plan, RulesError):
-            continue  # out of sight, or outside a jammed turret's arc
+    # Enemies out of sight, or outside a jammed turret's arc, are left out by the planner.
+    for target, plan in plan_engages(state, shooter_id, declared, refusals=False):
+        if isinstance(plan, RulesError):  # (none: the planner kept no refusal)
+            continue
         if mine is None:
             mine = _shooter_fields(plan.shooter, table)
         second = _second_hit(state, plan.shooter, target)
