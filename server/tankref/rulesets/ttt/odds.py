@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.core.errors import RulesError
 from tankref.core.results import Modifier
-from tankref.core.trusted import adopt, whole
+from tankref.core.trusted import adopt
 from tankref.rulesets.ttt.actions import GrizzledUse
 from tankref.rulesets.ttt.cards import (
     DamageEffect,
@@ -570,7 +570,7 @@ def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
             "exact_given_penetration": p_exact,
             "exact": found[1],
         }
-        out.append(whole(CardOdds, values))
+        out.append(adopt(CardOdds, values, _CARD_FIELDS))  # every field: the shared set
     return tuple(out)
 
 
@@ -603,14 +603,14 @@ def _answer(key: _Key, s: _Situation) -> _Answer:
         "exact": _fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
     }
     white_dice, reroll_accuracy, red_dice, needed, reroll_penetration = key[:5]
-    shot = dict.fromkeys(ShotOdds.model_fields)  # declared order; the shot's own: None
+    shot = _SHOT_TEMPLATE.copy()  # declared order; the shot's own: None
     shot.update(
         accuracy_dice=white_dice,
         penetration_dice=red_dice,
         needed=needed,
         reroll_accuracy=reroll_accuracy,
         reroll_penetration=reroll_penetration,
-        exact=_fraction_fields(**probabilities),
+        exact={name: _exact(p) for name, p in probabilities.items()},
         cards=_cards(s.deck, n.penetrate),
         deck_left=_deck_counts(s.deck).left,
     )
@@ -624,6 +624,10 @@ def _answer(key: _Key, s: _Situation) -> _Answer:
 # updates it), as ``whole`` would mark them, without a set built per answer.
 _SHOT_FIELDS = set(ShotOdds.model_fields)
 _MORALE_FIELDS = set(MoraleOdds.model_fields)
+_CARD_FIELDS = set(CardOdds.model_fields)
+# Every field of a ShotOdds, None: the template each situation's answer fields start from
+# (one dict copy, not a dict built over the fields read through pydantic's metaclass).
+_SHOT_TEMPLATE: dict[str, Any] = dict.fromkeys(ShotOdds.model_fields)
 
 
 def _side_notes(plan: EngagePlan) -> tuple[str, ...]:
