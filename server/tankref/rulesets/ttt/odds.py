@@ -921,20 +921,19 @@ def situation_numbers(state: TableState, plans: Iterable[EngagePlan]) -> int:
 
 def clear_caches() -> None:
     """Forget every cached situation (benchmarks time a cold cache with it)."""
-    for cached in (
-        _check,
-        _shot_dice,
-        _deck_counts,
-        _weights,
-        _outcome,
-        _card_shares,
-        _cards,
-        _brief,
-    ):
+    for cached in (_check, _shot_dice, _deck_counts, _weights, _outcome, _brief):
         cached.cache_clear()
+    clear_answer_caches()
+    clear_dice_caches()
+
+
+def clear_answer_caches() -> None:
+    """Forget each situation's answer (its ShotOdds fields, card lines and rank) but keep
+    its numbers and the dice: benchmarks time what building the answers costs, cold."""
+    _card_shares.cache_clear()
+    _cards.cache_clear()
     _answers.clear()
     _ranks.clear()
-    clear_dice_caches()
 
 
 def cache_sizes() -> dict[str, int]:
