@@ -23,7 +23,9 @@ The floors, timed the same way in the same run, are what the answers cannot do w
 the lines of sight of all 400 pairs (``Sightlines``: the terrain and smoke on each line,
 geometry only) and the exact probabilities of the table's distinct situations
 (``situation_numbers``: cold, from empty caches, icepool and fractions; warm, found in the
-caches). Each is printed in ms and as a share of the odds, with what lies beyond them. Two
+caches). Each is printed in ms and as a share of the odds, with what lies beyond them; cold's
+beyond is split into warm's beyond, building each situation's answer from its numbers (all
+pairs with only the answers' caches cleared, less warm) and the rest. Two
 baselines as before: the same number of ``TableState.model_copy()`` calls (one per pair) and
 ``check_engage`` for every pair one at a time (the legality check alone).
 
@@ -68,6 +70,7 @@ from tankref.rulesets.ttt.odds import (
     MoraleOdds,
     ShotOdds,
     cache_sizes,
+    clear_answer_caches,
     clear_caches,
     odds_for_shooter,
     situation_numbers,
@@ -190,10 +193,13 @@ def _all_pairs(state: TableState) -> Callable[[], int]:
 def medians(
     fns: dict[str, Callable[[], object]], runs: int, clock: Callable[[], int]
 ) -> dict[str, float]:
-    """Each timing's median over ``runs`` (``cold`` and ``odds cold`` clear the caches first)."""
+    """Each timing's median over ``runs`` (``cold`` and ``odds cold`` clear the caches first,
+    ``answers cold`` the answers' caches alone)."""
     out = {}
     for name, fn in fns.items():
         before = clear_caches if name.endswith("cold") else None
+        if name == "answers cold":
+            before = clear_answer_caches
         out[name] = statistics.median(time_ms(fn, runs, before=before, clock=clock))
     return out
 
@@ -284,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
         "odds cold": numbers,
         "odds warm": numbers,
         "objects": objects,
+        # All pairs again with each situation's numbers and dice cached but not its answer
+        # (ShotOdds fields, card lines, rank): less warm, what cold adds beyond the floor.
+        "answers cold": all_pairs,
     }
     m = medians(timed, args.runs, clock)
     kind = "wall" if args.wall else "CPU"
@@ -326,6 +335,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"floor, cold = lines + odds cold = {floor_cold:.2f} ms = {floor_cold / c_med:.2f}x cold; "
         f"beyond it {c_med - floor_cold:.2f} ms"
+    )
+    answers_cold = m["answers cold"] - w_med
+    print(
+        f"cold beyond its floor = warm's beyond {w_med - floor_warm:.2f} ms + building the "
+        f"{sizes['situations']} situations' answers from their numbers (fields, card lines, "
+        f"rank; all pairs with those caches alone cleared, less warm) {answers_cold:.2f} ms + "
+        f"the rest {c_med - floor_cold - (w_med - floor_warm) - answers_cold:.2f} ms"
     )
     print(
         f"reference: the answers' objects alone {m['objects']:.2f} ms = "

@@ -255,6 +255,37 @@ def test_a_segment_fan_is_segment_enters_to_the_last_bit(
     assert fan.holds_a == [shape_contains(s, a) for s in shapes]
 
 
+@settings(deadline=None, max_examples=300)
+@given(
+    st.tuples(st.floats(-40, 40), st.floats(-40, 40)),
+    st.lists(st.tuples(st.floats(-40, 40), st.floats(-40, 40)), min_size=1, max_size=8),
+    st.floats(-1, 1),
+)
+def test_a_segment_fans_cones_leave_out_no_disc_a_segment_grazes(
+    a: tuple[float, float], centres: list[tuple[float, float]], nudge: float
+) -> None:
+    """``SegmentFan`` tests only the discs whose cone (seen from a) holds a segment's bearing:
+    it must still find every disc ``segment_enters`` finds, those the segment just grazes
+    (radius the distance, a few ulps either side), behind a, and across the bearing pi/-pi
+    (segments pointing due west, straight along the cut, included)."""
+    ends = [*centres, (a[0] - 30.0, a[1]), (a[0] - 30.0, a[1] + 1e-12), (a[0] - 30.0, a[1] - 0.0)]
+    shapes: list[Circle | Polygon] = []
+    for b in ends:
+        for c in centres:
+            d = segment_point_distance(a, b, c)
+            for r in (d, d - LENGTH_EPSILON, d * (1 + 1e-15), d + nudge * 1e-12):
+                if 0 < r <= 1000:
+                    shapes.append(Circle(x=c[0], z=c[1], radius=r))
+    for c in centres:  # discs holding a, or nearly
+        shapes.append(Circle(x=c[0], z=c[1], radius=max(distance(a, c), 0.01)))
+    fan = SegmentFan(a, shapes)
+    for b in ends:
+        expected = [
+            (i, shape_contains(s, b)) for i, s in enumerate(shapes) if segment_enters(s, a, b)
+        ]
+        assert fan.entered(b) == expected
+
+
 @settings(deadline=None, max_examples=25)
 @given(st.integers(0, 10**9))
 def test_whole_table_odds_equal_odds_of_each_pair_TTT_E4_TTT_E6_TTT_E7_TTT_MO2(seed: int) -> None:

@@ -73,6 +73,14 @@ _cos = math.cos
 _atan2 = math.atan2
 _hypot = math.hypot
 _sqrt = math.sqrt
+_atan2 = math.atan2
+_INF = math.inf
+# SegmentFan's cones: a disc's reach widened by this factor and its half-angle by this much
+# (radians), far beyond the rounding of the distances and angles compared; a disc whose
+# widened reach is this near the distance to a is met in any direction.
+_WIDEN = 1.0 + 1e-9
+_CONE_MARGIN = 1e-9
+_NEARLY_HELD = 0.999
 _radians = math.radians
 _degrees = math.degrees
 
@@ -431,7 +439,7 @@ class SegmentFan:
     each circle and point lies from ``a``. One shooter's lines of fire to every target share it.
     """
 
-    __slots__ = ("a", "circles", "holds_a", "points", "shapes")
+    __slots__ = ("a", "circles", "cones", "holds_a", "points", "shapes")
 
     def __init__(
         self, a: Point, shapes: list[Circle | Polygon], points: tuple[Point, ...] = ()
@@ -454,9 +462,37 @@ class SegmentFan:
                 )
             else:
                 self.circles.append(None)
+        self.cones = self._cones()
         # Per point: its position, the point less a (the w of _segment_point_distance) and
         # |w| (its distance when the nearest point of the segment is a).
         self.points = [(px, pz, *self._from_a(px, pz)) for px, pz in points]
+
+    def _cones(self) -> list[tuple[float, float, int]]:
+        """(lowest, highest bearing from a, index) of the directions in which a segment from
+        a can meet each shape, in shape order: a disc seen from outside lies within a cone
+        of half-width asin(radius / distance) about its centre, so a segment whose bearing
+        lies outside it cannot enter it. Widened well beyond any rounding (the exact test
+        still decides every segment inside), split in two where it crosses -pi/pi; a
+        polygon, or a disc that holds or nearly holds a, may be met in any direction."""
+        cones: list[tuple[float, float, int]] = []
+        for i, circle in enumerate(self.circles):
+            if circle is None:
+                cones.append((-_INF, _INF, i))
+                continue
+            _, _, reach, wx, wz, near_a = circle
+            ratio = reach * _WIDEN / near_a if near_a > 0.0 else _INF
+            if ratio > _NEARLY_HELD:  # asin is steep there: any direction
+                cones.append((-_INF, _INF, i))
+                continue
+            centre = math.atan2(wz, wx)
+            half = math.asin(ratio) + _CONE_MARGIN
+            low, high = centre - half, centre + half
+            if low < -math.pi:
+                cones.append((low + math.tau, _INF, i))
+            if high > math.pi:
+                cones.append((-_INF, high - math.tau, i))
+            cones.append((low, high, i))
+        return cones
 
     def _from_a(self, px: float, pz: float) -> tuple[float, float, float]:
         wx, wz = px - self.a[0], pz - self.a[1]
@@ -472,7 +508,13 @@ class SegmentFan:
         length = _sqrt(len2)  # the same float for every circle: taken once
         out = []
         circles = self.circles
-        for i in range(len(circles)) if which is None else which:
+        if which is None:
+            # Only the shapes whose cone holds the segment's bearing (see _cones): most
+            # pieces of a table lie off any one line, and this costs a comparison each.
+            # A cone split at -pi/pi lists its index twice; one bearing lies in one part.
+            bearing = _atan2(dz, dx)
+            which = [i for low, high, i in self.cones if low <= bearing <= high]
+        for i in which:
             circle = circles[i]
             if circle is None:
                 shape = self.shapes[i]

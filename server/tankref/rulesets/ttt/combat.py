@@ -677,12 +677,16 @@ _by_id = attrgetter("id")
 
 
 def engage_lines(
-    state: TableState, tank_id: str
+    state: TableState, tank_id: str, refusals: bool = True
 ) -> tuple[TankState | None, list[tuple[TankState, LineOfFire | RulesError]]]:
     """``check_engage`` against every enemy on the table, by id: the shooter and each
     enemy's line of fire, or the refusal about that target alone (out of sight, outside a
     jammed turret's arc). A refusal of the shooter itself is raised, as the first
-    ``check_engage`` would raise it (none when no enemy is on the table: then no shooter)."""
+    ``check_engage`` would raise it (none when no enemy is on the table: then no shooter).
+
+    ``refusals=False`` leaves the refused targets out instead: the same tests, without
+    building the refusals' errors and texts (two tank labels and an exception each) for a
+    caller that drops them (a shooter's odds)."""
     tank = get_tank(state, tank_id)
     player = tank.player
     # Filtered first, then sorted: the same list (ids are unique), a fraction of the sort.
@@ -693,6 +697,18 @@ def engage_lines(
     shooter = check_shooter(state, tank_id)
     sight = Sightlines(state, shooter)
     out: list[tuple[TankState, LineOfFire | RulesError]] = []
+    if not refusals:
+        # check_target's and check_sight's tests, as they read: the enemies were filtered
+        # above, so only the jammed turret's arc and the line itself may refuse a target.
+        jammed = shooter.turret_jammed
+        options = state.options
+        for target in enemies:
+            if jammed and not in_front_arc(options, shooter, target):
+                continue
+            line = sight.line(target)
+            if line.visible:
+                out.append((target, line))
+        return shooter, out
     for target in enemies:
         try:
             check_target(state, shooter, target)
@@ -709,15 +725,19 @@ def engage_lines(
 
 
 def plan_engages(
-    state: TableState, tank_id: str, declared: GrizzledUse | None = None
+    state: TableState,
+    tank_id: str,
+    declared: GrizzledUse | None = None,
+    refusals: bool = True,
 ) -> list[tuple[TankState, EngagePlan | RulesError]]:
     """``plan_engage`` against every enemy on the table, by id: each one's plan, or the
     refusal about that target alone (as ``engage_lines``; a shooter's own refusal is raised).
+    ``refusals=False``: the refused targets are left out (see ``engage_lines``).
 
     The same plans as one ``plan_engage`` per target (a test compares them over many random
     tables), with the shooter's checks, penalties and sight-line geometry worked out once.
     """
-    shooter, lines = engage_lines(state, tank_id)
+    shooter, lines = engage_lines(state, tank_id, refusals)
     if shooter is None:
         return []
     options = state.options

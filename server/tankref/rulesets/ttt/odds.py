@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.core.errors import RulesError
 from tankref.core.results import Modifier
-from tankref.core.trusted import adopt, whole
+from tankref.core.trusted import adopt
 from tankref.rulesets.ttt.actions import GrizzledUse
 from tankref.rulesets.ttt.cards import (
     DamageEffect,
@@ -476,6 +476,7 @@ class _Table:
     reshuffled: bool
     grizzled_policy: Literal["auto", "ask"]
     answers: dict[_Key, _Answer]
+    rolls: dict[_Roll, dict[str, Any]]  # each roll's fields (``_roll_fields``)
 
     def situation(self, key: _Key) -> _Situation:
         white_dice, reroll_acc, red_dice, needed, reroll_pen, checks, morale, imm, second = key
@@ -489,7 +490,8 @@ class _Table:
         if found is None:
             if len(self.answers) >= _SITUATIONS:
                 self.answers.clear()
-            found = self.answers[key] = _answer(key, self.situation(key))
+                self.rolls.clear()
+            found = self.answers[key] = _answer(key, self.situation(key), self.rolls)
         return found
 
 
@@ -497,6 +499,8 @@ _SITUATIONS = 4096  # per dice and pile; a table holds a few hundred kinds of sh
 _TABLES = 64
 # (the dice faces, the pile) -> the situations worked out against them
 _answers: dict[tuple[TableDice, DeckKey], dict[_Key, _Answer]] = {}
+# (the dice faces, the pile) -> each roll's fields; filled and cleared with ``_answers``
+_rolls: dict[tuple[TableDice, DeckKey], dict[_Roll, dict[str, Any]]] = {}
 
 
 def _table(rules: RulesData, pile: tuple[str, ...], options: Options | None) -> _Table:
@@ -506,9 +510,11 @@ def _table(rules: RulesData, pile: tuple[str, ...], options: Options | None) -> 
     if answers is None:
         if len(_answers) >= _TABLES:
             _answers.clear()
+            _rolls.clear()
         answers = _answers[(dice, deck)] = {}
+        _rolls[(dice, deck)] = {}
     policy = _DEFAULT_POLICY if options is None else options.grizzled_reroll
-    return _Table(dice, deck, reshuffled, policy, answers)
+    return _Table(dice, deck, reshuffled, policy, answers, _rolls[(dice, deck)])
 
 
 _DEFAULT_POLICY = Options().grizzled_reroll
@@ -570,7 +576,7 @@ def _cards(deck: DeckKey, penetrate: Fraction) -> tuple[CardOdds, ...]:
             "exact_given_penetration": p_exact,
             "exact": found[1],
         }
-        out.append(whole(CardOdds, values))
+        out.append(adopt(CardOdds, values, _CARD_FIELDS))  # every field: the shared set
     return tuple(out)
 
 
@@ -579,19 +585,25 @@ _SECOND_TRIGGER = (*_FIRST_TRIGGER, "TTT-MO2 (2) hit by a second enemy tank this
 _GRIZZLED = "Grizzled crew: no morale checks (TTT-MO1)"
 
 
-def _answer(key: _Key, s: _Situation) -> _Answer:
+def _answer(key: _Key, s: _Situation, rolls: dict[_Roll, dict[str, Any]]) -> _Answer:
+    """A situation's answer fields: its roll's (``_roll_fields``, shared by the situations
+    of that roll on the table) and those the target's crew decides."""
     n = _numbers(s)
-    p_given_hit = n.penetrate / n.hit if n.hit else ZERO
+    roll = key[:5]
+    shared = rolls.get(roll)
+    if shared is None:
+        shared = rolls[roll] = _roll_fields(roll, s, n)
+    shot = shared.copy()
+    exact = shot["exact"] = shared["exact"].copy()  # the roll's three, then the crew's four
     destroyed = n.destroyed
-    probabilities = {
-        "p_hit": n.hit,
-        "p_penetrate_given_hit": p_given_hit,
-        "p_penetrate": n.penetrate,
-        "p_destroyed": destroyed,
-        "p_destroyed_by_card": n.destroyed_by_card,
-        "p_bail_out": n.bail_out,
-        "p_morale_failure": n.morale_failure,
-    }
+    for name, p in (
+        ("p_destroyed", destroyed),
+        ("p_destroyed_by_card", n.destroyed_by_card),
+        ("p_bail_out", n.bail_out),
+        ("p_morale_failure", n.morale_failure),
+    ):
+        exact[name] = _exact(p)
+        shot[name] = _float(p)
     crew = s.morale
     morale = {
         "tank_id": "",  # the target's, set by each shot
@@ -599,24 +611,42 @@ def _answer(key: _Key, s: _Situation) -> _Answer:
         "why_not": None if crew.checks else _GRIZZLED,  # only Grizzled crews never check
         "triggers": _SECOND_TRIGGER if crew.second_hit else _FIRST_TRIGGER,
         "p_check": _float(n.morale_check),
-        "p_failure": _float(n.morale_failure),
-        "exact": _fraction_fields(p_check=n.morale_check, p_failure=n.morale_failure),
+        "p_failure": shot["p_morale_failure"],  # the same fraction: its float and "a/b"
+        "exact": {"p_check": _exact(n.morale_check), "p_failure": exact["p_morale_failure"]},
     }
-    white_dice, reroll_accuracy, red_dice, needed, reroll_penetration = key[:5]
-    shot = dict.fromkeys(ShotOdds.model_fields)  # declared order; the shot's own: None
+    return _Answer(numbers=n, rank=_rank(destroyed), shot=shot, morale=morale)
+
+
+# A situation's roll: white dice, Accuracy reroll, red dice, PEN needed, Penetration reroll
+# (the first five of its ``_Key``).
+_Roll = tuple[int, bool, int, int, bool]
+
+
+def _roll_fields(roll: _Roll, s: _Situation, n: _Outcome) -> dict[str, Any]:
+    """The fields of a ``ShotOdds`` that the roll decides on a table (its dice and pile),
+    whatever the target's crew: the dice, P(hit) and P(penetrated) with their "a/b", the card
+    lines. Worked out once for the situations that share the roll (a table's 157 situations
+    have 79 rolls)."""
+    white_dice, reroll_accuracy, red_dice, needed, reroll_penetration = roll
+    dice = (
+        ("p_hit", n.hit),
+        ("p_penetrate_given_hit", n.penetrate / n.hit if n.hit else ZERO),
+        ("p_penetrate", n.penetrate),
+    )
+    shot = _SHOT_TEMPLATE.copy()  # declared order; the shot's own: None
     shot.update(
         accuracy_dice=white_dice,
         penetration_dice=red_dice,
         needed=needed,
         reroll_accuracy=reroll_accuracy,
         reroll_penetration=reroll_penetration,
-        exact=_fraction_fields(**probabilities),
+        exact={name: _exact(p) for name, p in dice},
         cards=_cards(s.deck, n.penetrate),
         deck_left=_deck_counts(s.deck).left,
     )
-    for name, p in probabilities.items():
+    for name, p in dice:
         shot[name] = _float(p)
-    return _Answer(numbers=n, rank=_rank(destroyed), shot=shot, morale=morale)
+    return shot
 
 
 # Every field of a ShotOdds / MoraleOdds, as the fields set of each answer built: one set
@@ -624,6 +654,10 @@ def _answer(key: _Key, s: _Situation) -> _Answer:
 # updates it), as ``whole`` would mark them, without a set built per answer.
 _SHOT_FIELDS = set(ShotOdds.model_fields)
 _MORALE_FIELDS = set(MoraleOdds.model_fields)
+_CARD_FIELDS = set(CardOdds.model_fields)
+# Every field of a ShotOdds, None: the template each situation's answer fields start from
+# (one dict copy, not a dict built over the fields read through pydantic's metaclass).
+_SHOT_TEMPLATE: dict[str, Any] = dict.fromkeys(ShotOdds.model_fields)
 
 
 def _side_notes(plan: EngagePlan) -> tuple[str, ...]:
@@ -769,9 +803,10 @@ def odds_for_shooter(
     friends_on = state if friends else None
     ranked: list[tuple[tuple[float, Fraction], str, ShotOdds]] = []
     mine: dict[str, Any] | None = None
-    for target, plan in plan_engages(state, shooter_id, declared):
-        if isinstance(plan, RulesError):
-            continue  # out of sight, or outside a jammed turret's arc
+    # Enemies out of sight, or outside a jammed turret's arc, are left out by the planner.
+    for target, plan in plan_engages(state, shooter_id, declared, refusals=False):
+        if isinstance(plan, RulesError):  # (none: the planner kept no refusal)
+            continue
         if mine is None:
             mine = _shooter_fields(plan.shooter, table)
         second = _second_hit(state, plan.shooter, target)
@@ -916,20 +951,20 @@ def situation_numbers(state: TableState, plans: Iterable[EngagePlan]) -> int:
 
 def clear_caches() -> None:
     """Forget every cached situation (benchmarks time a cold cache with it)."""
-    for cached in (
-        _check,
-        _shot_dice,
-        _deck_counts,
-        _weights,
-        _outcome,
-        _card_shares,
-        _cards,
-        _brief,
-    ):
+    for cached in (_check, _shot_dice, _deck_counts, _weights, _outcome, _brief):
         cached.cache_clear()
-    _answers.clear()
-    _ranks.clear()
+    clear_answer_caches()
     clear_dice_caches()
+
+
+def clear_answer_caches() -> None:
+    """Forget each situation's answer (its ShotOdds fields, card lines and rank) but keep
+    its numbers and the dice: benchmarks time what building the answers costs, cold."""
+    _card_shares.cache_clear()
+    _cards.cache_clear()
+    _answers.clear()
+    _rolls.clear()
+    _ranks.clear()
 
 
 def cache_sizes() -> dict[str, int]:

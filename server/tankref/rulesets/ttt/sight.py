@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from tankref.core.geometry import (
     Box,
@@ -63,27 +63,38 @@ class LineOfFire:
     hull_down_why: str = ""
 
 
+# A line's fields before any piece or screen is read, in declared order (the dataclass's
+# defaults; its ends, range and screen list are each line's own).
+_BLANK_LINE: dict[str, Any] = {
+    "shooter": None,
+    "target": None,
+    "range": 0.0,
+    "visible": True,
+    "blocked_by": None,
+    "concealment": 0,
+    "concealment_why": "",
+    "cover": 0,
+    "cover_why": "",
+    "smoke": 0,
+    "smoke_screens": None,
+    "hull_down": False,
+    "hull_down_why": "",
+}
+_new_object = object.__new__
+
+
 def _new_line(a: Point, b: Point) -> LineOfFire:
-    """``LineOfFire(a, b, distance(a, b))``, built as ``core.trusted.frozen`` builds a plan:
-    every field given, without the generated ``__init__`` (one per pair of a table's odds)."""
-    return frozen(
-        LineOfFire,
-        {
-            "shooter": a,
-            "target": b,
-            "range": distance(a, b),
-            "visible": True,
-            "blocked_by": None,
-            "concealment": 0,
-            "concealment_why": "",
-            "cover": 0,
-            "cover_why": "",
-            "smoke": 0,
-            "smoke_screens": [],
-            "hull_down": False,
-            "hull_down_why": "",
-        },
-    )
+    """``LineOfFire(a, b, distance(a, b))`` without the generated ``__init__`` (one per pair
+    of a table's odds): its dict a copy of the blank line's (one C call, sized at once, where
+    filling an empty instance dict grows it), with the line's own values set."""
+    fields = _BLANK_LINE.copy()
+    fields["shooter"] = a
+    fields["target"] = b
+    fields["range"] = distance(a, b)
+    fields["smoke_screens"] = []  # the line's own list: screens are appended to it
+    line: LineOfFire = _new_object(LineOfFire)
+    line.__dict__ = fields
+    return line
 
 
 # Where a table has this many pieces (or screens) or more, a line of fire looks only at those
