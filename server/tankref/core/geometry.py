@@ -73,7 +73,6 @@ _cos = math.cos
 _atan2 = math.atan2
 _hypot = math.hypot
 _sqrt = math.sqrt
-_atan2 = math.atan2
 _INF = math.inf
 # SegmentFan's cones: a disc's reach widened by this factor and its half-angle by this much
 # (radians), far beyond the rounding of the distances and angles compared; a disc whose
