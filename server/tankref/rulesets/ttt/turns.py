@@ -162,13 +162,8 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
             f"player: it is {player}'s phase, not {action.player}'s",
             field="player",
         )
-    # Its tanks on the board that owe a duty (a Recover, a Routed drive: the first test of
-    # ``end_of_phase_duties``), in id order; most owe none.
-    owing = [
-        t
-        for t in state.tanks.values()
-        if t.player == player and (t.must_recover or t.morale == "routed") and t.on_board
-    ]
+    # Its tanks on the board that owe a duty, in id order; most owe none.
+    owing = [t for t in state.tanks.values() if t.player == player and owes_duty(t) and t.on_board]
     for tank in sorted(owing, key=attrgetter("id")):
         end_of_phase_duties(ctx, tank)
     ctx.say(f"{player} ends the phase.")
@@ -193,12 +188,18 @@ def do_end_phase(ctx: Context, action: EndPhase) -> None:
     begin_phase(ctx)
 
 
+def owes_duty(tank: TankState) -> bool:
+    """Whether ``end_of_phase_duties`` has anything to do for the tank: a Recover (TTT-MR4)
+    or a Routed drive (TTT-MR2) may be owed. One test for both its callers."""
+    return tank.must_recover or tank.morale == "routed"
+
+
 def end_of_phase_duties(ctx: Context, tank: TankState) -> None:
     """What the referee does for a tank at the end of its owner's phase: the TTT-MR4 Recover
     it did not try, and the Routed drive (TTT-MR2). Each only when the tank's turn allows it:
     a stunned crew takes no action (TTT-E7), a complication from this very turn waits for the
     next (TTT-MR4), and a Routed tank that already moved this turn drives next turn."""
-    if not tank.must_recover and tank.morale != "routed":
+    if not owes_duty(tank):
         return  # nothing owed (most tanks, at every phase's end)
     label = tank_label(tank)
     stunned = tank.stunned == "now"
