@@ -120,3 +120,20 @@ def test_ttt_sm3_screens_beyond_reach_never_count() -> None:
     assert 99 not in [sid for sid, _ in found]
     _, found = smoke_on_line(screens, (-30.0, SMOKE_OUTER - 0.5), (30.0, SMOKE_OUTER - 0.5), "add")
     assert (99, 1) in found  # within 12": one less than its strength
+
+
+def test_a_new_line_is_the_dataclass_s_own_blank_line() -> None:
+    """``_new_line`` builds a line of fire (TTT-E1's line of sight) without the generated
+    ``__init__``; it is the line ``LineOfFire(a, b, range)`` makes, field for field and in
+    the same order, and its screen list is its own (a screen appended to one line is on no
+    other)."""
+    from tankref.core.geometry import distance
+    from tankref.rulesets.ttt.sight import LineOfFire, _new_line
+
+    a, b = (1.5, -2.0), (10.0, 7.25)
+    made, fresh = _new_line(a, b), LineOfFire(a, b, distance(a, b))
+    assert made == fresh
+    assert list(vars(made).items()) == list(vars(fresh).items())
+    other = _new_line(b, a)
+    made.smoke_screens.append((1, 2))
+    assert other.smoke_screens == [] and _new_line(a, b).smoke_screens == []

@@ -16,7 +16,7 @@ Rulings where the text leaves room are stated once here and reported with every 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, TypeVar, cast
 
 from tankref.core.geometry import (
@@ -63,22 +63,10 @@ class LineOfFire:
     hull_down_why: str = ""
 
 
-# A line's fields before any piece or screen is read, in declared order (the dataclass's
-# defaults; its ends, range and screen list are each line's own).
+# A line's fields before any piece or screen is read, in declared order: the dataclass's own
+# defaults, read from it (its ends, range and screen list are each line's own, set anew).
 _BLANK_LINE: dict[str, Any] = {
-    "shooter": None,
-    "target": None,
-    "range": 0.0,
-    "visible": True,
-    "blocked_by": None,
-    "concealment": 0,
-    "concealment_why": "",
-    "cover": 0,
-    "cover_why": "",
-    "smoke": 0,
-    "smoke_screens": None,
-    "hull_down": False,
-    "hull_down_why": "",
+    f.name: None if f.default is MISSING else f.default for f in fields(LineOfFire)
 }
 _new_object = object.__new__
 
@@ -87,13 +75,13 @@ def _new_line(a: Point, b: Point) -> LineOfFire:
     """``LineOfFire(a, b, distance(a, b))`` without the generated ``__init__`` (one per pair
     of a table's odds): its dict a copy of the blank line's (one C call, sized at once, where
     filling an empty instance dict grows it), with the line's own values set."""
-    fields = _BLANK_LINE.copy()
-    fields["shooter"] = a
-    fields["target"] = b
-    fields["range"] = distance(a, b)
-    fields["smoke_screens"] = []  # the line's own list: screens are appended to it
+    values = _BLANK_LINE.copy()
+    values["shooter"] = a
+    values["target"] = b
+    values["range"] = distance(a, b)
+    values["smoke_screens"] = []  # the line's own list: screens are appended to it
     line: LineOfFire = _new_object(LineOfFire)
-    line.__dict__ = fields
+    line.__dict__ = values
     return line
 
 
