@@ -249,6 +249,20 @@ class NoOddsChoices(BaseModel):
     """An odds query with nothing to choose: whatever it is sent is not read."""
 
 
+def summary_fields(s: Any) -> dict[str, Any]:
+    """``TableSummary``'s fields read from a state with the fields such states share
+    (``status``, ``turn``, ``active_player``, ``players`` with an ``id`` each, ``winner``,
+    ``game_over_reason``): ``ModelState.summary``'s, and a ruleset's that adds to them."""
+    return {
+        "status": s.status,
+        "turn": s.turn,
+        "active_player": s.active_player if s.status == "playing" else None,
+        "players": [p.id for p in s.players],
+        "winner": s.winner,
+        "reason": s.game_over_reason,
+    }
+
+
 class ModelState:
     """The state plumbing of a ruleset whose table state is one pydantic model with a
     ``dice`` field and a ``clone()`` (a working copy): load it, dump it, read its dice,
@@ -280,15 +294,7 @@ class ModelState:
         """From the fields such states share (``status``, ``turn``, ``active_player``,
         ``players`` with an ``id`` each, ``winner``, ``game_over_reason``); a ruleset whose
         state says more (a step name, players as plain ids) gives its own."""
-        s = self._state(state)
-        return TableSummary(
-            status=s.status,
-            turn=s.turn,
-            active_player=s.active_player if s.status == "playing" else None,
-            players=[p.id for p in s.players],
-            winner=s.winner,
-            reason=s.game_over_reason,
-        )
+        return TableSummary(**summary_fields(self._state(state)))
 
     # --- above the engine: what most rulesets answer the same way ----------------------------
     odds_choices: ClassVar[type[BaseModel]] = NoOddsChoices

@@ -25,6 +25,7 @@ from tankref.core.ruleset import (
     TankView,
     from_wire,
     recorded_play,
+    summary_fields,
 )
 from tankref.core.scene import LineOfFire, SceneParts
 from tankref.core.trusted import built, whole
@@ -120,20 +121,11 @@ class TinyTableTopTanks(ModelState):
         )
 
     def summary(self, state: Any) -> TableSummary:
-        """The shared summary (``Ruleset.summary``'s fields, read alike) with ``phase``: which
+        """The shared summary (``summary_fields``) with ``phase``: which
         of the turn's two phases (TTT-T1). Made in one model from the state's own values,
         not validated again (one summary an event, logged; the same model, tested)."""
         table = self._state(state)
-        return built(
-            TableSummary,
-            status=table.status,
-            turn=table.turn,
-            active_player=table.active_player if table.status == "playing" else None,
-            players=[p.id for p in table.players],
-            winner=table.winner,
-            reason=table.game_over_reason,
-            phase=turns.phase_name(table),
-        )
+        return built(TableSummary, **summary_fields(table), phase=turns.phase_name(table))
 
     def tank_views(self, state: Any, tank_ids: list[str] | None = None) -> list[TankView]:
         assert isinstance(state, TableState)
