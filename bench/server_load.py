@@ -60,6 +60,7 @@ whatever the server.
     python bench/server_load.py --rate 25           # 8 x 25 req/s: latency at 200 req/s
     python bench/server_load.py --profile-server /tmp/referee.prof --requests 2000
     python bench/server_load.py --spy-server /tmp/referee.txt  # py-spy (PyPI) on PATH
+    python bench/server_load.py --spy-server /tmp/referee.txt --spy-bare /tmp/durable.txt
     python bench/server_load.py --bare-http referee  # the bare endpoints on the referee's HTTP
     python bench/server_load.py --db postgresql://USER@HOST/DB --workers 2
 
@@ -100,6 +101,7 @@ TARGET_RATIO = 0.8  # at saturation: engage req/s at least 0.8x the bare endpoin
 TARGET_CPU_RATIO = 2.5  # at saturation: server CPU per request at most 2.5x the bare's
 TARGET_P99_MS = 2.0  # paced: engage p99 at most 2 ms ...
 TARGET_P99_RATIO = 1.3  # ... or at most 1.3x the bare endpoint's p99
+SPY_RATE = 250  # py-spy's samples a second
 MIN_REQUESTS = 200  # fewer cannot be timed: a CPU clock ticks every 10 ms
 TANKS_A_SIDE = 20
 MIN_ENGAGES_A_PHASE = 5  # fewer: the table is used up, the client moves to its next one
@@ -397,7 +399,7 @@ def spying(pid: int, out: str | None) -> Iterator[None]:
     if out is None:
         yield
         return
-    command = [py_spy(), "record", "--pid", str(pid), "--rate", "250", "--nonblocking",
+    command = [py_spy(), "record", "--pid", str(pid), "--rate", str(SPY_RATE), "--nonblocking",
                "--threads", "--format", "raw", "--output", out]  # fmt: skip
     spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)  # attached before the clock starts
@@ -408,9 +410,17 @@ def spying(pid: int, out: str | None) -> Iterator[None]:
         spy.wait(30)
 
 
-def print_spied(path: Path, top: int = 30) -> None:
-    """Where the referee's samples went: each function's own share (its leaf samples), and
-    the share spent under it (inclusive), both of every sample taken."""
+def print_spied(
+    path: Path,
+    name: str = "referee",
+    top: int = 30,
+    per_request: tuple[int, int] | None = None,
+) -> None:
+    """Where a server's samples went: each function's own share (its leaf samples), and
+    the share spent under it (inclusive), both of every sample taken. ``per_request``: the
+    sampling rate (Hz) and the requests timed meanwhile, to print each own share as ms of
+    sampled time a request too (a thread waiting in a system call, such as fsync, is
+    sampled as busy: that is time, not CPU)."""
     own: dict[str, int] = {}
     under: dict[str, int] = {}
     total = 0
@@ -424,9 +434,12 @@ def print_spied(path: Path, top: int = 30) -> None:
         own[frames[-1]] = own.get(frames[-1], 0) + n
         for frame in set(frames):
             under[frame] = under.get(frame, 0) + n
-    print(f"\nreferee, py-spy ({path}, {total} samples): own share / under it")
+    ms = 0.0 if per_request is None else 1000 / per_request[0] / per_request[1]
+    column = " / ms a request" if ms else ""
+    print(f"\n{name}, py-spy ({path}, {total} samples): own share / under it{column}")
     for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"{100 * n / total:6.1f}% {100 * under[frame] / total:6.1f}%  {frame[:110]}")
+        each = f" {n * ms:6.3f}" if ms else ""
+        print(f"{100 * n / total:6.1f}% {100 * under[frame] / total:6.1f}%{each}  {frame[:100]}")
     print("under it, the biggest:")
     for frame, n in sorted(under.items(), key=lambda kv: -kv[1])[: top * 2]:
         print(f"{100 * n / total:6.1f}%  {frame[:110]}")
@@ -616,6 +629,13 @@ def main(argv: list[str] | None = None) -> int:
         "the collapsed stacks to FILE and print where its time goes (slows it a little)",
     )
     parser.add_argument(
+        "--spy-bare",
+        metavar="FILE",
+        help="sample the bare + durable endpoint (the floor with the same commit hand-off) "
+        "with py-spy while it is timed, write its collapsed stacks to FILE and print where its "
+        "time goes, each share also as ms a request: to set beside --spy-server's",
+    )
+    parser.add_argument(
         "--spy-workers",
         metavar="FILE",
         help="with --db: sample each PostgreSQL worker with py-spy while it is timed, write "
@@ -649,7 +669,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.requests < MIN_REQUESTS:
         # the servers' CPU clocks tick too coarsely to divide among fewer
         parser.error(f"--requests: at least {MIN_REQUESTS} timed requests, not {args.requests}")
-    if args.spy_server or args.spy_workers:
+    if args.spy_server or args.spy_workers or args.spy_bare:
         py_spy()  # before minutes of set-up, not after
     per_client = max(1, args.requests // args.clients)
     load = Load(seconds=args.seconds, rate=args.rate, clients=args.clients)
@@ -701,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         durable_cmd = [*bare_cmd[:3], str(port), *bare_cmd[4:], "--durable",
                        str(Path(folder) / "durable.sqlite3")]  # fmt: skip
-        with server(durable_cmd, port) as target:
+        with server(durable_cmd, port) as target, spying(target.proc.pid, args.spy_bare):
             durable = run(target, [bare_calls(calls) for calls in work], load)
 
         shared = None
@@ -722,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
     if shared is not None:
         report_workers(args, referee, shared)
         if args.spy_workers:
-            print_spied(Path(args.spy_workers))
+            print_spied(Path(args.spy_workers), "PostgreSQL workers")
     return code
 
 
@@ -948,7 +968,9 @@ def report(args: argparse.Namespace, referee: Tally, bare: Tally, durable: Tally
         print(f"\nreferee profile ({args.profile_server}), by own time:")
         pstats.Stats(args.profile_server, stream=sys.stdout).sort_stats("tottime").print_stats(30)
     if args.spy_server:
-        print_spied(Path(args.spy_server))
+        print_spied(Path(args.spy_server), per_request=(SPY_RATE, referee.requests))
+    if args.spy_bare:
+        print_spied(Path(args.spy_bare), "bare + durable", per_request=(SPY_RATE, durable.requests))
     if args.strict and not all(v.ok for v in verdicts):
         return 1
     return 0
