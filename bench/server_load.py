@@ -409,6 +409,20 @@ def floor_calls(calls: list[Call]) -> list[Call]:
 # --- the servers --------------------------------------------------------------------------
 
 
+def cpu_pressure() -> str:
+    """Linux's CPU pressure (PSI): the share of the last 10 and 60 s in which some runnable
+    task waited for a core. Read before the run, other work on a shared machine shows here
+    (the load average counts this run's planning too); during the run, this run's own
+    clients and server would. Above a few percent, the run's figures are noise as much as
+    measurement."""
+    try:
+        line = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return "CPU pressure: not known (no /proc/pressure/cpu)"
+    fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
+    return f"CPU pressure {fields.get('avg10', '?')}% (10 s), {fields.get('avg60', '?')}% (60 s)"
+
+
 def free_port() -> int:
     import socket
 
@@ -786,8 +800,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     load_avg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"machine: {os.cpu_count()} cores, load average {load_avg} before the run; the bare "
-        f"endpoints' HTTP protocol: {args.bare_http}'s"
+        f"machine: {os.cpu_count()} cores, load average {load_avg} before the run; "
+        f"{cpu_pressure()}; the bare endpoints' HTTP protocol: {args.bare_http}'s"
     )
     run = run_threads if args.mode == "threads" else run_async
 
