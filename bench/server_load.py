@@ -104,13 +104,16 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
 from tankref.server.store import GroupCommit
+
+if TYPE_CHECKING:
+    from tankref.rulesets.ttt.state import Options, TableState
 
 TARGET_RATIO = 0.8  # at saturation: engage req/s at least 0.8x the bare endpoint's
 TARGET_CPU_RATIO = 2.5  # at saturation: server CPU per request at most 2.5x the bare's
@@ -136,7 +139,7 @@ class BareBody(BaseModel):
     action: dict[str, Any]
 
 
-def bare_app(durable: Path | None = None, tables: dict[str, Any] | None = None) -> FastAPI:
+def bare_app(durable: Path | None = None, tables: dict[str, TableState] | None = None) -> FastAPI:
     """One POST endpoint with a small pydantic body and a small JSON reply; /health for
     start-up. Nothing else.
 
@@ -149,9 +152,10 @@ def bare_app(durable: Path | None = None, tables: dict[str, Any] | None = None) 
     ``tables`` (with ``durable``): the floor the rules add, served. ``POST /engine/{table}``
     also plays the action on that table's state through the pure engine (the ruleset's
     strict parse of the action, as the referee parses it, then its ``adjudicate``), keeps the
-    new state and logs the request as ``/echo`` does: the work no referee of these rules can
-    skip without giving up durability or a correct adjudication, and nothing else (no
-    idempotency, no result in the log or the reply, no hash chain, no live page)."""
+    new state and logs the request as ``/echo`` does: what the rules and durability add to
+    the bare endpoint, and nothing else (no idempotency, no result in the log or the reply,
+    no hash chain, no live page). Not a bound on each part: its request still takes
+    FastAPI's route, which the referee's busiest one skips."""
     app = FastAPI(title="bare")
     seen = {"n": 0}
     writer = None if durable is None else durable_log(durable)
@@ -279,7 +283,6 @@ def plan_table(seed: str) -> TablePlan:
     from tankref.rulesets.ttt.actions import EndPhase, Engage
     from tankref.rulesets.ttt.cards import default_cards
     from tankref.rulesets.ttt.engine import adjudicate, options_for
-    from tankref.rulesets.ttt.state import TableState
 
     cards = sorted(default_cards().tanks)
     places: list[dict[str, Any]] = []
@@ -328,13 +331,13 @@ def plan_table(seed: str) -> TablePlan:
     )
 
 
-def table_options() -> Any:
+def table_options() -> Options:
     from tankref.rulesets.ttt.state import Options
 
     return Options(turn_limit=200)
 
 
-def started_table(seed: str, places: list[dict[str, Any]]) -> Any:
+def started_table(seed: str, places: list[dict[str, Any]]) -> TableState:
     """A table as the referee sets it up for the clients (the pure engine): the options, the
     server's dice on ``seed``, the tanks placed, crews rolled, the game started."""
     from tankref.core.dice import DiceState
@@ -355,7 +358,7 @@ def write_floor_plans(path: Path, plans: list[list[TablePlan]]) -> None:
     path.write_text(json.dumps(tables))
 
 
-def floor_tables(path: Path) -> dict[str, Any]:
+def floor_tables(path: Path) -> dict[str, TableState]:
     """The tables of a plans file, each set up as the referee's (``started_table``), by seed."""
     return {t["seed"]: started_table(t["seed"], t["places"]) for t in json.loads(path.read_text())}
 
