@@ -417,7 +417,10 @@ def cpu_pressure() -> str:
     task waited for a core. Read before the run, other work on a shared machine shows here
     (the load average counts this run's planning too); during the run, this run's own
     clients and server would. Above a few percent, the run's figures are noise as much as
-    measurement."""
+    measurement. Two limits: a bench run that ended within the last minute shows here too
+    (leave a minute between runs for the 60 s figure to say anything), and a virtual
+    machine's host can slow a run with none of it showing inside (the bare endpoint's own
+    CPU per request, against other runs on the same machine, is then the sign)."""
     try:
         line = Path("/proc/pressure/cpu").read_text().splitlines()[0]
     except (OSError, IndexError):
