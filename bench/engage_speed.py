@@ -18,6 +18,12 @@ morale). Two baselines are timed the same way in the same run:
   which no speed-up may give up. The Engage is reported as that floor plus "the engage
   beyond the dice" (the rules, the result and the bookkeeping: Python work).
 
+Beside them, a reference: the result's data alone (its ``model_dump()``: dicts, lists, text
+and numbers) rebuilt by ``pickle.loads``, in C with no Python code. It is not a floor (the
+engine builds models and shares its constant strings), but it is of the order any CPython
+engine returning this result pays to allocate it; with the dice floor, it says how much of the
+target is left for the rules themselves.
+
     python bench/engage_speed.py --runs 5000 [--strict] [--profile] [--breakdown]
 
 ``--strict`` exits 1 when the target is missed. ``--profile`` adds a cProfile of the engage,
@@ -42,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import pickle
 import pstats
 import statistics
 import sys
@@ -257,6 +264,24 @@ def breakdown(state: TableState, runs: int, warmup: int, floor_us: float) -> Non
     )
 
 
+def _count_values(data: object) -> tuple[int, int]:
+    """How many dicts and lists, and how many other values (keys included), ``data`` holds."""
+    containers = values = 0
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            containers += 1
+            values += len(item)  # its keys
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            containers += 1
+            stack.extend(item)
+        else:
+            values += 1
+    return containers, values
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Median time of one Engage adjudication, next to a trivial baseline."
@@ -308,6 +333,23 @@ def main(argv: list[str] | None = None) -> int:
         f"{e_med / f_med:.1f}x; engage beyond the dice {e_med - f_med:.1f} µs "
         f"({(e_med - f_med) / e_med:.1%}); the target leaves {TARGET_US - f_med:.1f} µs "
         "beyond the dice"
+    )
+    # What allocating the result's data costs with no Python code at all: its values rebuilt
+    # by pickle, in C. Not a floor (the engine builds models, and shares its constant strings)
+    # but of the order any CPython engine that returns this result pays, beside the dice.
+    data = result.model_dump()
+    pickled = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    r_med = statistics.median(time_ns(lambda: pickle.loads(pickled), args.runs, args.warmup)) / 1000
+    containers, values = _count_values(data)
+    print(
+        f"result   median {r_med:8.2f} µs  (a reference, not a floor: the result's data alone, "
+        f"{values} values in {containers} dicts and lists, rebuilt by pickle in C, no Python "
+        "code)"
+    )
+    print(
+        f"budget   the dice floor and the result's data together {f_med + r_med:.1f} µs: the "
+        f"target leaves {TARGET_US - f_med - r_med:.1f} µs for every rule, line of fire, "
+        "number, text and change record"
     )
     # The same engage on the thread's CPU clock: what it costs when other programs share the
     # machine (the target is the wall-clock median above).
