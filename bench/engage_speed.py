@@ -22,7 +22,10 @@ Beside them, a reference: the result's data alone (its ``model_dump()``: dicts, 
 and numbers) rebuilt by ``pickle.loads``, in C with no Python code. It is not a floor (the
 engine builds models and shares its constant strings), but it is of the order any CPython
 engine returning this result pays to allocate it; with the dice floor, it says how much of the
-target is left for the rules themselves.
+target is left for the rules themselves. And a second reference: the same shot written
+straight (``straight_engage.py``: one function, no dispatch, working context, plan objects or
+result models, checked to give the engine's result data and new state), which splits the
+engage into what this shot's rules cost in CPython and what the engine's shape adds.
 
     python bench/engage_speed.py --runs 5000 [--strict] [--profile] [--breakdown]
 
@@ -56,6 +59,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from straight_engage import Differs, OffPath, check, straight_engage
 from tankref.core.dice import DiceState, Draws
 from tankref.core.geometry import Circle, Polygon
 from tankref.rulesets.ttt import combat, morale, turns
@@ -351,6 +355,22 @@ def main(argv: list[str] | None = None) -> int:
         f"target leaves {TARGET_US - f_med - r_med:.1f} µs for every rule, line of fire, "
         "number, text and change record"
     )
+    # The same shot's rules written straight (straight_engage.py), on the same clock: what
+    # they cost with the engine's generality taken away. Checked against the engine first.
+    try:
+        check(state, lambda: adjudicate(state, SHOT))
+    except (OffPath, Differs) as why:
+        print(f"straight (not shown: {why}; bring bench/straight_engage.py up to date)")
+    else:
+        straight = time_ns(
+            lambda: straight_engage(state, SHOT.tank_id, SHOT.target_id), args.runs, args.warmup
+        )
+        s_med = statistics.median(straight) / 1000
+        print(
+            f"straight median {s_med:8.1f} µs  (a reference: this shot's rules written straight, "
+            "bench/straight_engage.py, same state and result data, nothing general) = "
+            f"{s_med / e_med:.2f}x the engage, {s_med / TARGET_US:.2f}x the target"
+        )
     # The same engage on the thread's CPU clock: what it costs when other programs share the
     # machine (the target is the wall-clock median above).
     cpu = time_ns(lambda: adjudicate(state, SHOT), args.runs, 0, time.thread_time_ns)
