@@ -6,10 +6,11 @@ table, as a single function: no dispatch, no working context, no plan objects, n
 modifiers, no result models (the result is the plain data ``Result.model_dump()`` gives). It
 works on the same ``TableState`` (copied as the engine copies it: a state must stay a state)
 and draws the same numbers from the table's generator (HMAC-SHA256 per number, which no
-speed-up may give up). Every condition on the shot's path is read from the table; a branch
-this table never takes raises ``OffPath`` instead of being written (in an engine it would be
-code that does not run, at no cost). ``check`` proves it gives the engine's result data and
-new state, field for field, before anything is timed.
+speed-up may give up); the markers and tooltips come from the engine's own renderer, kept
+by status as the engine keeps them. Every condition on the shot's path is read from the
+table; a branch this table never takes raises ``OffPath`` instead of being written (in an
+engine it would be code that does not run, at no cost). ``check`` proves it gives the
+engine's result data and new state, field for field, before anything is timed.
 
 It is a reference, not a floor: more could be precomputed (a cache keyed by positions would
 flatter a bench that repeats one shot). It says what this one shot's rules, lines, numbers,
