@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     # The same shot's rules written straight (straight_engage.py), on the same clock: what
     # they cost with the engine's generality taken away. Checked against the engine first.
     try:
-        check(state, lambda: adjudicate(state, SHOT))
+        check(state, SHOT)
     except (OffPath, Differs) as why:
         print(f"straight (not shown: {why}; bring bench/straight_engage.py up to date)")
     else:

@@ -46,6 +46,7 @@ from tankref.core.geometry import (
 )
 from tankref.core.trusted import copied
 from tankref.rulesets.ttt import presentation
+from tankref.rulesets.ttt.actions import Engage
 from tankref.rulesets.ttt.adjudication import Context
 from tankref.rulesets.ttt.cards import (
     ACCURACY_DIE,
@@ -506,11 +507,11 @@ def straight_engage(
     return new, result
 
 
-def check(state: TableState, engine: Callable[[], Any]) -> None:
-    """Raise ``Differs`` unless the straight engage gives the engine's result data and new
-    state (``OffPath`` when the table leaves the path it writes)."""
-    done = engine()
-    new, result = straight_engage(state, "R1", "B1")
+def check(state: TableState, shot: Engage) -> None:
+    """Raise ``Differs`` unless the straight engage of ``shot`` gives the engine's result data
+    and new state (``OffPath`` when the table leaves the path it writes)."""
+    done = adjudicate(state, shot)
+    new, result = straight_engage(state, shot.tank_id, shot.target_id)
     want = done.result.model_dump()
     for key, value in want.items():
         if result.get(key) != value:
@@ -523,7 +524,7 @@ def check(state: TableState, engine: Callable[[], Any]) -> None:
         raise Differs("the new state's fields set differ from the engine's")
 
 
-def sections(state: TableState, runs: int) -> list[tuple[str, float]]:
+def sections(state: TableState, shot: Engage, runs: int) -> list[tuple[str, float]]:
     """The median time of each of ``SECTIONS`` (µs; one clock reading's own cost taken off)."""
     clock = time.perf_counter_ns
     readings: list[int] = []
@@ -537,7 +538,7 @@ def sections(state: TableState, runs: int) -> list[tuple[str, float]]:
     for _ in range(runs):
         readings.clear()
         readings.append(clock())
-        straight_engage(state, "R1", "B1", mark)
+        straight_engage(state, shot.tank_id, shot.target_id, mark)
         for k in range(len(SECTIONS)):
             per[k].append(readings[k + 1] - readings[k] - own)
     return [(name, statistics.median(v) / 1000) for name, v in zip(SECTIONS, per, strict=True)]
@@ -553,21 +554,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     state, seed = full_path_table()
     try:
-        check(state, lambda: adjudicate(state, SHOT))
+        check(state, SHOT)
     except (OffPath, Differs) as why:
         raise SystemExit(f"straight_engage: {why}: bring it up to date with the engine") from why
     print(f"table: dice seed {seed!r}; the straight engage gives the engine's result and state")
+    shooter, target = SHOT.tank_id, SHOT.target_id
     clock = time.thread_time_ns
     engine: list[int] = []
     straight: list[int] = []
     for _ in range(200):
         adjudicate(state, SHOT)
-        straight_engage(state, "R1", "B1")
+        straight_engage(state, shooter, target)
     for _ in range(args.runs):  # interleaved: a busy spell of the machine hits both alike
         t0 = clock()
         adjudicate(state, SHOT)
         t1 = clock()
-        straight_engage(state, "R1", "B1")
+        straight_engage(state, shooter, target)
         engine.append(t1 - t0)
         straight.append(clock() - t1)
     e_med, s_med = statistics.median(engine) / 1000, statistics.median(straight) / 1000
@@ -577,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{s_med / e_med:.2f}x the engine"
     )
     if args.sections:
-        split = sections(state, args.runs)
+        split = sections(state, SHOT, args.runs)
         print("straight engage by section (perf_counter medians):")
         for name, us in split:
             print(f"  {name:45s} {us:6.1f} µs")
