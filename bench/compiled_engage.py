@@ -12,12 +12,13 @@ CPython's interpreter. This bench asks what is left when the interpreter is take
 
 mypyc turns typed Python into a C extension module: the same code, run without bytecode.
 What it cannot make faster is what the code asks of Python's objects: building the result's
-dicts, lists and models, the new state's copies, the texts, the hashes. So the compiled
-figures split an Engage into the interpreter's share and the objects' share, and the
-straight one compiled says what this shot's result costs in Python objects at the least
+dicts, lists and models, the new state's copies, the texts, the hashes (and on Python
+classes it reads attributes the generic way, which can be slower than CPython's own
+specialised bytecode). Where compiling takes little off, the time is in the objects; the
+straight shot compiled says what this shot's result costs in Python objects at the least
 this bench can show.
 
-The build is a copy: the package and the two benches are copied to a temporary folder and
+The build is a copy: the package and the benches are copied to a temporary folder and
 compiled there (nothing is written into the checkout). The engine's classes stay Python
 classes there (``mypyc_attr(native_class=False)`` is added to each class of a compiled module
 in the copy): its trusted constructors (``core.trusted``) build plans and lines through
