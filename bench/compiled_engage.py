@@ -115,7 +115,7 @@ def build(where: Path) -> None:
 def child(runs: int) -> int:
     """Time the engine and the straight shot here; print what was run and the medians."""
     import straight_engage
-    from engage_speed import SHOT, full_path_table
+    from engage_speed import SHOT, full_path_table, time_ns
     from tankref.rulesets.ttt import combat, damage, morale
     from tankref.rulesets.ttt.engine import adjudicate
 
@@ -127,24 +127,16 @@ def child(runs: int) -> int:
     ).hexdigest()
     shooter, target = SHOT.tank_id, SHOT.target_id
     run_straight = straight_engage.straight_engage
-    clock = time.perf_counter_ns
     engine: list[int] = []
     straight: list[int] = []
-    # Each timed in a loop of its own, as engage_speed.py times them (the figures compare
-    # with its), the loops alternated in blocks so that a busy spell hits both alike.
+    # Each timed in a loop of its own (engage_speed's ``time_ns``, wall clock: the figures
+    # compare with its), the loops alternated in blocks so that a busy spell hits both alike.
     blocks = 10
-    for block in range(blocks + 1):
-        n = max(1, runs // blocks)
-        for out, run in (
-            (engine, lambda: adjudicate(state, SHOT)),
-            (straight, lambda: run_straight(state, shooter, target)),
-        ):
-            for _ in range(n):
-                t0 = clock()
-                run()
-                lap = clock() - t0
-                if block:  # the first block warms up, untimed
-                    out.append(lap)
+    n = max(1, runs // blocks)
+    for block in range(blocks):
+        warmup = n if block == 0 else 0
+        engine += time_ns(lambda: adjudicate(state, SHOT), n, warmup)
+        straight += time_ns(lambda: run_straight(state, shooter, target), n, warmup)
     files = {m.__name__: m.__file__ for m in (combat, morale, damage, straight_engage)}
     print(
         json.dumps(
