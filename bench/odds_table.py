@@ -12,12 +12,17 @@ rerolls used, and the deck has had six cards drawn.
 
 "All pairs" is ``odds_for_shooter(state, r)`` for each of the 20 Red tanks: every Blue tank
 it may Engage, with the full answer (``ShotOdds``, cards and morale). It is timed cold (every
-odds cache cleared first) and warm (caches filled by the previous run), median of
-``--runs``.
+odds cache cleared first) and warm, median of ``--runs``.
 
-"Warm" keeps no answer per table state: the caches hold dice and situation numbers (keyed
-by the tuple of numbers that decides a shot), so the warm figure is what a page pays after
-any move, not a replayed answer.
+"Warm" is what a page pays after a move: each timed run is the table with one more tank
+moved half an inch (Red and Blue in turn, a new tank object and every other one shared, as
+the engine's own Move leaves them: the bench checks that first), the caches filled by the
+tables before it. The caches hold dice and situation numbers (keyed by the tuple of numbers
+that decide a shot) and each pair's line and plan (``combat._pair_plans``, keyed by the
+very tank, terrain, smoke and options objects), so the moved tank's pairs are planned again
+and the rest are found. Printed beside it: the same table again (every plan found: not a
+page's case) and warm with the kept plans cleared before each run (every pair planned, the
+dice and situations found: the warm figure of the passes before the plans were kept).
 
 The floors, timed the same way in the same run, are what the answers cannot do without:
 the lines of sight of all 400 pairs (``Sightlines``: the terrain and smoke on each line,
@@ -25,7 +30,8 @@ geometry only) and the exact probabilities of the table's distinct situations
 (``situation_numbers``: cold, from empty caches, icepool and fractions; warm, found in the
 caches). Each is printed in ms and as a share of the odds, with what lies beyond them; cold's
 beyond is split into warm's beyond, building each situation's answer from its numbers (all
-pairs with only the answers' caches cleared, less warm) and the rest. Two
+pairs with only the answers' caches cleared, less the warm run with the kept plans cleared)
+and the rest. Two
 baselines as before: the same number of ``TableState.model_copy()`` calls (one per pair) and
 ``check_engage`` for every pair one at a time (the legality check alone).
 
@@ -38,8 +44,8 @@ first pass measured), are printed too.
 Times are CPU time of this process (``time.process_time_ns``) by default, which a shared,
 busy machine inflates less than wall time; ``--wall`` times wall-clock instead.
 
-``--profile`` prints where the warm run's time goes instead (cProfile over ``--runs`` warm
-runs, by own time, and each stage's share: lines of fire, side and plan, the answer).
+``--profile`` prints where the warm runs' time goes instead (cProfile over ``--runs`` runs
+after a move, by own time, and each stage's share: lines of fire, side and plan, the answer).
 
     python bench/odds_table.py --runs 21 [--strict]
     python bench/odds_table.py --profile [--runs 20]
@@ -62,9 +68,9 @@ from tankref.core.dice import DiceState
 from tankref.core.errors import RulesError
 from tankref.core.geometry import Circle
 from tankref.core.trusted import whole
-from tankref.rulesets.ttt.actions import CrewRoll, PlaceTank, PlaceTerrain, StartGame
+from tankref.rulesets.ttt.actions import CrewRoll, Move, PlaceTank, PlaceTerrain, StartGame
 from tankref.rulesets.ttt.cards import default_cards
-from tankref.rulesets.ttt.combat import check_engage, plan_engages
+from tankref.rulesets.ttt.combat import check_engage, clear_plan_cache, plan_engages
 from tankref.rulesets.ttt.engine import adjudicate, new_table
 from tankref.rulesets.ttt.odds import (
     MoraleOdds,
@@ -157,8 +163,7 @@ def time_ms(
 STAGES = (
     ("all pairs (odds_for_shooter)", "odds_for_shooter"),
     ("  planning every target (plan_engages)", "plan_engages"),
-    ("    shooter checks and lines of fire (engage_lines)", "engage_lines"),
-    ("      the lines alone (Sightlines.line)", "line"),
+    ("    the lines of fire planned again (Sightlines.line)", "line"),
     ("    side hit and best-armour turn (choose_side)", "choose_side"),
     ("    dice, modifiers, PEN needed (plan_against)", "plan_against"),
     ("  the answers (_shot: situation lookup, ShotOdds)", "_shot"),
@@ -166,7 +171,8 @@ STAGES = (
 
 
 def profile(all_pairs: Callable[[], int], runs: int) -> int:
-    """cProfile over ``runs`` warm runs: each stage's share, then the top functions."""
+    """cProfile over ``runs`` warm runs (after one more, unprofiled): each stage's share,
+    then the top functions."""
     all_pairs()
     profiler = cProfile.Profile()
     profiler.enable()
@@ -190,18 +196,71 @@ def _all_pairs(state: TableState) -> Callable[[], int]:
     return lambda: sum(len(odds_for_shooter(state, r)) for r in reds)
 
 
+def moved_tables(state: TableState, count: int) -> list[TableState]:
+    """``count`` tables, each the one before with one more tank moved half an inch (Red and
+    Blue in turn), every other tank, the terrain, the smoke and the options the same objects,
+    as the engine's Move leaves them."""
+    reds = sorted(t.id for t in state.tanks.values() if t.player == "Red")
+    blues = sorted(t.id for t in state.tanks.values() if t.player == "Blue")
+    out = []
+    for i in range(count):
+        ids = reds if i % 2 == 0 else blues
+        tank = state.tanks[ids[(i // 2) % len(ids)]]
+        step = 0.5 if (i // (2 * len(ids))) % 2 == 0 else -0.5
+        moved = tank.model_copy(update={"x": round(tank.x + step, 2)})
+        state = state.model_copy(update={"tanks": {**state.tanks, tank.id: moved}})
+        out.append(state)
+    return out
+
+
+def move_shares_the_rest(state: TableState) -> bool:
+    """The engine's own Move of an active tank: a new object for that tank alone, and the
+    same tanks, terrain, smoke and options objects for the rest (what ``moved_tables``
+    assumes)."""
+    for tank in sorted(state.tanks.values(), key=lambda t: t.id):
+        if tank.player != state.active_player:
+            continue
+        try:
+            after = adjudicate(
+                state, Move(tank_id=tank.id, x=tank.x + 0.5, z=tank.z, facing=tank.facing)
+            ).state
+        except RulesError:
+            continue
+        same = [i for i in state.tanks if after.tanks[i] is state.tanks[i]]
+        return (
+            same == [i for i in state.tanks if i != tank.id]
+            and after.terrain is state.terrain
+            and after.smoke is state.smoke
+            and after.options is state.options
+        )
+    raise SystemExit("no tank of the player to act may move on the bench table")
+
+
 def medians(
     fns: dict[str, Callable[[], object]], runs: int, clock: Callable[[], int]
 ) -> dict[str, float]:
     """Each timing's median over ``runs`` (``cold`` and ``odds cold`` clear the caches first,
-    ``answers cold`` the answers' caches alone)."""
+    ``answers cold`` the answers' caches and the kept plans, ``replanned`` the kept plans)."""
     out = {}
     for name, fn in fns.items():
-        before = clear_caches if name.endswith("cold") else None
+        before: Callable[[], object] | None = clear_caches if name.endswith("cold") else None
         if name == "answers cold":
-            before = clear_answer_caches
+            before = _clear_answers_and_plans
+        elif name == "replanned":
+            before = clear_plan_cache
         out[name] = statistics.median(time_ms(fn, runs, before=before, clock=clock))
     return out
+
+
+def _clear_answers_and_plans() -> None:
+    clear_answer_caches()
+    clear_plan_cache()
+
+
+def _after_moves(tables: list[TableState]) -> Callable[[], int]:
+    """All pairs of the next of ``tables`` on each call (one more tank moved each time)."""
+    pending = iter(tables)
+    return lambda: _all_pairs(next(pending))()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,7 +285,15 @@ def main(argv: list[str] | None = None) -> int:
     # walks).
     if not args.profile:
         plain_state = table(args.seed)
-        plain = medians(dict.fromkeys(("cold", "warm"), _all_pairs(plain_state)), args.runs, clock)
+        _all_pairs(plain_state)()
+        plain = medians(
+            {
+                "cold": _all_pairs(plain_state),
+                "warm": _after_moves(moved_tables(plain_state, args.runs)),
+            },
+            args.runs,
+            clock,
+        )
         del plain_state
     # Then as ``tankref serve`` runs (the page's odds come from it): what was loaded at
     # start-up is kept out of the collector's full sweeps (app.py), young collections every
@@ -244,9 +311,12 @@ def main(argv: list[str] | None = None) -> int:
     blues = sorted(t.id for t in state.tanks.values() if t.player == "Blue")
     all_pairs = _all_pairs(state)
 
+    if not move_shares_the_rest(state):
+        raise SystemExit("the engine's Move no longer shares the unmoved tanks: warm is not a move")
     clear_caches()
     pairs = all_pairs()
     sizes = cache_sizes()
+    tables = moved_tables(state, args.runs)
     plans = [
         plan for r in reds for _, plan in plan_engages(state, r) if not isinstance(plan, RulesError)
     ]
@@ -280,10 +350,12 @@ def main(argv: list[str] | None = None) -> int:
             whole(ShotOdds, odds.__dict__.copy())
 
     if args.profile:
-        return profile(all_pairs, args.runs)
+        return profile(_after_moves(tables), args.runs - 1)
     timed: dict[str, Callable[[], object]] = {
         "cold": all_pairs,
-        "warm": all_pairs,
+        "warm": _after_moves(tables),
+        "again": all_pairs,
+        "replanned": all_pairs,
         "baseline": copies,
         "legality": checks,
         "lines": lines,
@@ -291,12 +363,14 @@ def main(argv: list[str] | None = None) -> int:
         "odds warm": numbers,
         "objects": objects,
         # All pairs again with each situation's numbers and dice cached but not its answer
-        # (ShotOdds fields, card lines, rank): less warm, what cold adds beyond the floor.
+        # (ShotOdds fields, card lines, rank) nor the kept plans: less replanned, what cold
+        # adds beyond the floor.
         "answers cold": all_pairs,
     }
     m = medians(timed, args.runs, clock)
     kind = "wall" if args.wall else "CPU"
     c_med, w_med, b_med, l_med = m["cold"], m["warm"], m["baseline"], m["legality"]
+    r_med = m["replanned"]  # every pair planned, the dice and situations found
     floor_warm = m["lines"] + m["odds warm"]
     floor_cold = m["lines"] + m["odds cold"]
     print(
@@ -310,14 +384,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"odds, cold cache  {c_med:7.2f} ms")
     print(
-        f"odds, warm cache  {w_med:7.2f} ms  (reuses the dice sums and each situation's numbers "
-        "and answer fields, keyed by the numbers that decide a shot; nothing is keyed by the "
-        "table's state: what a page pays after any move)"
+        f"odds, warm cache  {w_med:7.2f} ms  (after a move: one more tank moved each run, Red "
+        "and Blue in turn; its pairs planned again, the other pairs' lines and plans found, "
+        "the dice and situations found by the numbers that decide a shot)"
+    )
+    print(
+        f"  the same table again   {m['again']:6.2f} ms  (every pair's plan found: no page "
+        "asks twice for one table's odds, shown for what the answers alone cost)"
+    )
+    print(
+        f"  every pair planned     {r_med:6.2f} ms  (the kept plans cleared before each run, "
+        "the dice and situations found: warm as the passes before kept plans measured it)"
     )
     print(
         f"floor: lines of sight      {m['lines']:6.2f} ms  (Sightlines, all "
         f"{len(reds) * len(blues)} pairs: the terrain and smoke on each line)  = "
-        f"{m['lines'] / w_med:.2f}x warm, "
+        f"{m['lines'] / r_med:.2f}x every pair planned, "
         f"{m['lines'] / c_med:.2f}x cold"
     )
     print(
@@ -329,19 +411,21 @@ def main(argv: list[str] | None = None) -> int:
         f"caches) = {m['odds warm'] / w_med:.2f}x warm"
     )
     print(
-        f"floor, warm = lines + odds warm = {floor_warm:.2f} ms = {floor_warm / w_med:.2f}x warm; "
-        f"beyond it {w_med - floor_warm:.2f} ms (checks, sides, plans, the answers' objects)"
+        f"floor, every pair planned = lines + odds warm = {floor_warm:.2f} ms = "
+        f"{floor_warm / r_med:.2f}x every pair planned; beyond it {r_med - floor_warm:.2f} ms "
+        "(checks, sides, plans, the answers' objects)"
     )
     print(
         f"floor, cold = lines + odds cold = {floor_cold:.2f} ms = {floor_cold / c_med:.2f}x cold; "
         f"beyond it {c_med - floor_cold:.2f} ms"
     )
-    answers_cold = m["answers cold"] - w_med
+    answers_cold = m["answers cold"] - r_med
     print(
-        f"cold beyond its floor = warm's beyond {w_med - floor_warm:.2f} ms + building the "
-        f"{sizes['situations']} situations' answers from their numbers (fields, card lines, "
-        f"rank; all pairs with those caches alone cleared, less warm) {answers_cold:.2f} ms + "
-        f"the rest {c_med - floor_cold - (w_med - floor_warm) - answers_cold:.2f} ms"
+        f"cold beyond its floor = every pair planned's beyond {r_med - floor_warm:.2f} ms + "
+        f"building the {sizes['situations']} situations' answers from their numbers (fields, "
+        f"card lines, rank; all pairs with those caches and the kept plans cleared, less every "
+        f"pair planned) {answers_cold:.2f} ms + the rest "
+        f"{c_med - floor_cold - (r_med - floor_warm) - answers_cold:.2f} ms"
     )
     print(
         f"reference: the answers' objects alone {m['objects']:.2f} ms = "
@@ -357,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"Python's default collector, nothing frozen, server not imported (as the first pass "
         f"measured, timed first): cold "
-        f"{plain['cold']:.2f} ms, warm {plain['warm']:.2f} ms"
+        f"{plain['cold']:.2f} ms, warm (after a move) {plain['warm']:.2f} ms"
     )
     missed = 0
     for label, value, target in (("warm", w_med, TARGET_WARM_MS), ("cold", c_med, TARGET_COLD_MS)):

@@ -9,6 +9,7 @@ plan, so the odds and the adjudication cannot disagree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter, methodcaller
 from typing import TypeVar
@@ -677,38 +678,17 @@ _by_id = attrgetter("id")
 
 
 def engage_lines(
-    state: TableState, tank_id: str, refusals: bool = True
+    state: TableState, tank_id: str
 ) -> tuple[TankState | None, list[tuple[TankState, LineOfFire | RulesError]]]:
     """``check_engage`` against every enemy on the table, by id: the shooter and each
     enemy's line of fire, or the refusal about that target alone (out of sight, outside a
     jammed turret's arc). A refusal of the shooter itself is raised, as the first
-    ``check_engage`` would raise it (none when no enemy is on the table: then no shooter).
-
-    ``refusals=False`` leaves the refused targets out instead: the same tests, without
-    building the refusals' errors and texts (two tank labels and an exception each) for a
-    caller that drops them (a shooter's odds)."""
-    tank = get_tank(state, tank_id)
-    player = tank.player
-    # Filtered first, then sorted: the same list (ids are unique), a fraction of the sort.
-    enemies = [t for t in state.tanks.values() if t.player != player and t.on_board]
-    enemies.sort(key=_by_id)
-    if not enemies:
+    ``check_engage`` would raise it (none when no enemy is on the table: then no shooter)."""
+    shooter, enemies = _shooter_and_enemies(state, tank_id)
+    if shooter is None:
         return None, []
-    shooter = check_shooter(state, tank_id)
     sight = Sightlines(state, shooter)
     out: list[tuple[TankState, LineOfFire | RulesError]] = []
-    if not refusals:
-        # check_target's and check_sight's tests, as they read: the enemies were filtered
-        # above, so only the jammed turret's arc and the line itself may refuse a target.
-        jammed = shooter.turret_jammed
-        options = state.options
-        for target in enemies:
-            if jammed and not in_front_arc(options, shooter, target):
-                continue
-            line = sight.line(target)
-            if line.visible:
-                out.append((target, line))
-        return shooter, out
     for target in enemies:
         try:
             check_target(state, shooter, target)
@@ -724,6 +704,20 @@ def engage_lines(
     return shooter, out
 
 
+def _shooter_and_enemies(
+    state: TableState, tank_id: str
+) -> tuple[TankState | None, list[TankState]]:
+    """The shooter (its own refusals raised) and the enemies on the board, by id; no shooter
+    and no enemies when none is on the board."""
+    player = get_tank(state, tank_id).player
+    # Filtered first, then sorted: the same list (ids are unique), a fraction of the sort.
+    enemies = [t for t in state.tanks.values() if t.player != player and t.on_board]
+    enemies.sort(key=_by_id)
+    if not enemies:
+        return None, []
+    return check_shooter(state, tank_id), enemies
+
+
 def plan_engages(
     state: TableState,
     tank_id: str,
@@ -732,25 +726,115 @@ def plan_engages(
 ) -> list[tuple[TankState, EngagePlan | RulesError]]:
     """``plan_engage`` against every enemy on the table, by id: each one's plan, or the
     refusal about that target alone (as ``engage_lines``; a shooter's own refusal is raised).
-    ``refusals=False``: the refused targets are left out (see ``engage_lines``).
+    ``refusals=False``: the refused targets are left out, without building their errors and
+    texts (two tank labels and an exception each) for a caller that drops them (the odds).
 
     The same plans as one ``plan_engage`` per target (a test compares them over many random
-    tables), with the shooter's checks, penalties and sight-line geometry worked out once.
+    tables, and over every step of played games against a cleared cache), with the
+    shooter's checks, penalties and sight-line geometry worked out once, and each pair's
+    line and plan kept (``_pair_plans``) while neither tank, the terrain, the smoke nor the
+    options change: after a move, only the moved tank's pairs are read again.
     """
-    shooter, lines = engage_lines(state, tank_id, refusals)
+    shooter, enemies = _shooter_and_enemies(state, tank_id)
     if shooter is None:
         return []
-    options = state.options
-    own = shooter_plan(options, shooter, declared)
+    options, terrain, smoke = state.options, state.terrain, state.smoke
+    jammed = shooter.turret_jammed
+    sight: Sightlines | None = None
+    own: ShooterPlan | None = None
     made: dict[tuple[object, ...], _Whole] = {}
     out: list[tuple[TankState, EngagePlan | RulesError]] = []
-    for target, line in lines:
-        if isinstance(line, RulesError):
-            out.append((target, line))
+    for target in enemies:
+        if jammed and not in_front_arc(options, shooter, target):
+            if refusals:
+                out.append((target, _refusal(check_target, state, shooter, target)))
             continue
-        side = choose_side(state, shooter, target, line)
-        out.append((target, plan_against(options, own, target, line, side, made)))
+        # A target that changed facing this turn: why it may not turn its best armour says
+        # when its turn began (``facing_used``), which the table's turn decides.
+        began = state.turn_began(target) if target.facing_changed else None
+        key = (id(shooter), id(target), id(terrain), id(smoke), id(options), declared, began)
+        kept = _pair_plans.get(key)
+        if kept is not None and kept.holds(shooter, target, terrain, smoke, options):
+            line, plan = kept.line, kept.plan
+        else:
+            if sight is None:
+                sight = Sightlines(state, shooter)
+            line = sight.line(target)
+            plan = None
+            if line.visible:
+                if own is None:
+                    own = shooter_plan(options, shooter, declared)
+                side = choose_side(state, shooter, target, line)
+                plan = plan_against(options, own, target, line, side, made)
+            if len(_pair_plans) >= _PAIR_PLANS:
+                _pair_plans.clear()
+            _pair_plans[key] = _PairPlan(shooter, target, terrain, smoke, options, line, plan)
+        if plan is None:
+            if refusals:
+                out.append((target, _refusal(check_sight, shooter, target, line)))
+            continue
+        out.append((target, plan))
     return out
+
+
+def _refusal(check: Callable[..., object], *args: object) -> RulesError:
+    """The refusal ``check(*args)`` raises (its traceback dropped: it would hold the
+    caller's frame, whose list holds the error, a cycle only the collector would free)."""
+    try:
+        check(*args)
+    except RulesError as err:
+        return err.with_traceback(None)
+    raise AssertionError(f"{check.__name__} did not refuse")  # pragma: no cover
+
+
+@dataclass(frozen=True, slots=True)
+class _PairPlan:
+    """One pair's line of fire and plan (None: out of sight), with everything they were
+    read from, held so that an id reused by a later object is never taken for it."""
+
+    shooter: TankState
+    target: TankState
+    terrain: object
+    smoke: object
+    options: Options
+    line: LineOfFire
+    plan: EngagePlan | None
+
+    def holds(
+        self,
+        shooter: TankState,
+        target: TankState,
+        terrain: object,
+        smoke: object,
+        options: Options,
+    ) -> bool:
+        return (
+            self.shooter is shooter
+            and self.target is target
+            and self.terrain is terrain
+            and self.smoke is smoke
+            and self.options is options
+        )
+
+
+# (shooter, target, terrain, smoke, options: their ids; the Grizzled declaration; when a
+# target that changed facing this turn began its turn) -> the pair's line and plan.
+#
+# Keyed by the objects themselves. A state's tanks are never changed in place once the state
+# is made (an action edits its own copies, ``Context.edit``); its terrain dict is never edited
+# in place (setup copies it); its smoke is a tuple and its options are frozen. So the same
+# objects read the same line and plan whatever the table around them: the tanks' own fields
+# hold all a plan reads from them, and the key holds the one thing it reads from the table's
+# turn. A state's copies share every unchanged tank, so after a move the other pairs are
+# found here.
+_PairKey = tuple[int, int, int, int, int, GrizzledUse | None, str | None]
+_pair_plans: dict[_PairKey, _PairPlan] = {}
+_PAIR_PLANS = 4096
+
+
+def clear_plan_cache() -> None:
+    """Forget every kept pair plan (benchmarks time a cold cache with it)."""
+    _pair_plans.clear()
 
 
 # --- resolving the plan with the dice ---------------------------------------------------------

@@ -53,6 +53,7 @@ from tankref.rulesets.ttt.cards import (
 from tankref.rulesets.ttt.combat import (
     EngagePlan,
     SidePlan,
+    clear_plan_cache,
     plan_engage,
     plan_engages,
     plan_shot,
@@ -955,6 +956,7 @@ def clear_caches() -> None:
         cached.cache_clear()
     clear_answer_caches()
     clear_dice_caches()
+    clear_plan_cache()
 
 
 def clear_answer_caches() -> None:
