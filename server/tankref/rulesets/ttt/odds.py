@@ -24,8 +24,10 @@ Accuracy and Penetration are in ``dice_odds``):
 
 Results are cached by situation: the tuple of numbers that decides the odds (dice faces and
 counts, PEN needed, rerolls, deck composition, the target's crew and morale), so a table
-full of similar shots is computed once per kind of shot. Pure: no I/O, no state changes, no
-dice drawn.
+full of similar shots is computed once per kind of shot; and each pair's line and plan are
+kept by ``combat.plan_engages`` while its tanks, the terrain, the smoke and the options are
+the same objects, so the odds after a move plan only the moved tank's pairs again. Pure: no
+I/O, no state changes, no dice drawn.
 """
 
 from __future__ import annotations
