@@ -44,7 +44,7 @@ from tankref.rulesets.ttt.sight import (
     read_line,
     side_hit,
 )
-from tankref.rulesets.ttt.state import Options, TableState, TankState
+from tankref.rulesets.ttt.state import Options, SmokeScreen, TableState, TankState, TerrainPiece
 
 
 def check_engage(
@@ -794,8 +794,8 @@ class _PairPlan:
 
     shooter: TankState
     target: TankState
-    terrain: object
-    smoke: object
+    terrain: dict[str, TerrainPiece]
+    smoke: tuple[SmokeScreen, ...]
     options: Options
     line: LineOfFire
     plan: EngagePlan | None
@@ -804,8 +804,8 @@ class _PairPlan:
         self,
         shooter: TankState,
         target: TankState,
-        terrain: object,
-        smoke: object,
+        terrain: dict[str, TerrainPiece],
+        smoke: tuple[SmokeScreen, ...],
         options: Options,
     ) -> bool:
         return (
